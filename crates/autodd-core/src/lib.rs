@@ -1,0 +1,13 @@
+//! autodd-core: the reduction engine of autodd.
+//!
+//! It parses a Python program, protects frozen code, proposes smaller candidate
+//! programs by rewriting the AST, and prints them. It does no I/O: a host drives it
+//! through the step API of [`Reducer`] (`next_candidate` → run it → `report`).
+
+pub mod error;
+pub mod parse;
+pub mod unparse;
+
+pub use error::{Error, ErrorCode};
+pub mod reducer;
+pub use reducer::{Candidate, Options, Reducer, Stats};
