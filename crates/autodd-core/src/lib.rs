@@ -11,3 +11,5 @@ pub mod unparse;
 pub use error::{Error, ErrorCode};
 pub mod reducer;
 pub use reducer::{Candidate, Options, Reducer, Stats};
+pub mod api;
+pub use api::{apply_site, list_sites, normalize, rewrite_names, strip_freeze, top_level_imports, SiteInfo};
