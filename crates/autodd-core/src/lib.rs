@@ -4,12 +4,20 @@
 //! programs by rewriting the AST, and prints them. It does no I/O: a host drives it
 //! through the step API of [`Reducer`] (`next_candidate` → run it → `report`).
 
-pub mod error;
-pub mod parse;
-pub mod unparse;
-
-pub use error::{Error, ErrorCode};
-pub mod reducer;
-pub use reducer::{Candidate, Options, Reducer, Stats};
 pub mod api;
+mod apply;
+mod clean;
+pub mod error;
+pub mod freeze;
+pub mod parse;
+pub mod phase;
+pub mod reducer;
+pub mod rewrites;
+pub mod search;
+pub mod sites;
+pub mod unparse;
+pub mod walk;
+
 pub use api::{apply_site, list_sites, normalize, rewrite_names, strip_freeze, top_level_imports, SiteInfo};
+pub use error::{Error, ErrorCode};
+pub use reducer::{Candidate, Options, Reducer, Stats};

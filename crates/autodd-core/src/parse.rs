@@ -89,6 +89,11 @@ impl LineIndex {
         idx.max(1) as u32
     }
 
+    /// Byte offset where 1-based `line` starts.
+    pub fn line_start(&self, line: u32) -> usize {
+        self.starts.get(line.saturating_sub(1) as usize).copied().unwrap_or(0)
+    }
+
     /// Line and columns of a byte offset; offsets past the end clamp to the end.
     pub fn position(&self, source: &str, offset: usize) -> Position {
         let offset = offset.min(source.len());

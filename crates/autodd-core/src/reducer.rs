@@ -1,10 +1,26 @@
 //! The step API: a state machine the host drives. `next_candidate` proposes a program,
 //! the host runs it, `report` says whether it was interesting. Hosts differ only in
 //! how they answer; the engine never waits, sleeps or does I/O.
+//!
+//! Several candidates may be out at once (`-j N`): each next one assumes the earlier
+//! ones fail, as one shared generator. When one is accepted, every other candidate
+//! still out is stale and its report is ignored.
+
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 
 use serde::Serialize;
 
-use crate::error::Error;
+use crate::apply::apply_sites;
+use crate::clean::clean_module;
+use crate::error::{Error, ErrorCode};
+use crate::freeze;
+use crate::parse::{self, ast::Stmt};
+use crate::phase::{Phase, SCHEDULE};
+use crate::rewrites::{Rewrite, RewriteSet};
+use crate::search::Pdd;
+use crate::sites::{find_sites, SiteMap};
+use crate::unparse::unparse_module;
 
 /// Options of a reduction.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
@@ -34,11 +50,18 @@ pub struct Candidate {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Stats {
+    /// Candidates handed to the host.
     pub proposed: u64,
+    /// Reports received for candidates that were still current.
     pub reported: u64,
     pub accepted: u64,
+    /// Candidates made stale by the acceptance of another.
     pub stale: u64,
+    /// Candidates not proposed because the same text was proposed before.
     pub cache_hits: u64,
+    /// Candidates not proposed because they could not be accepted (no change, or
+    /// longer than the best in a phase that only accepts shrinking).
+    pub skipped: u64,
     pub phase: String,
     pub round: u32,
     pub original_bytes: usize,
@@ -47,46 +70,253 @@ pub struct Stats {
     pub best_lines: usize,
 }
 
+/// Where the schedule stands; a candidate remembers it so that accepting the
+/// candidate resumes the phase that proposed it.
+#[derive(Debug, Clone, Copy)]
+struct Cursor {
+    phase: usize,
+    round: u32,
+    /// Length of the best when the round began.
+    round_start_len: usize,
+}
+
+#[derive(Debug)]
+struct Pending {
+    id: u64,
+    source: String,
+    cursor: Cursor,
+}
+
 /// The reduction engine behind the step API.
 pub struct Reducer {
+    allowed: RewriteSet,
     best: String,
+    best_ast: Vec<Stmt>,
+    best_len: usize,
+    smallest: String,
+    smallest_len: usize,
+    cursor: Cursor,
+    map: SiteMap,
+    pdd: Pdd,
+    seen: HashSet<u128>,
+    pending: Vec<Pending>,
+    next_id: u64,
+    exhausted: bool,
     stats: Stats,
     warnings: Vec<String>,
 }
 
 impl Reducer {
-    /// Parses and freeze-preprocesses `source`.
+    /// Parses and freeze-preprocesses `source`. The first [`Reducer::best`] is the
+    /// program as autodd prints it, with freeze comments turned into blocks.
     pub fn new(source: &str, options: Options) -> Result<Reducer, Error> {
-        let _ = options;
-        Ok(Reducer { best: source.to_string(), stats: Stats::default(), warnings: Vec::new() })
+        let allowed = match &options.rewrites {
+            None => RewriteSet::all(),
+            Some(names) => {
+                let mut set = Vec::new();
+                for name in names {
+                    match Rewrite::from_name(name) {
+                        Some(r) => set.push(r),
+                        None => {
+                            return Err(Error::new(
+                                ErrorCode::UnknownRewrite,
+                                format!("unknown rewrite `{name}`"),
+                            ))
+                        }
+                    }
+                }
+                RewriteSet::of(&set)
+            }
+        };
+        let (mut body, warnings) = freeze::preprocess(source)?;
+        if body.is_empty() {
+            return Err(Error::new(ErrorCode::EmptySource, "the program has no statements"));
+        }
+        clean_module(&mut body);
+        let best = unparse_module(&body);
+        let best_len = best.chars().count();
+        let mut seen = HashSet::new();
+        seen.insert(text_hash(&best));
+        let stats = Stats {
+            phase: SCHEDULE[0].name().to_string(),
+            round: 1,
+            original_bytes: source.len(),
+            original_lines: source.lines().count(),
+            best_bytes: best.len(),
+            best_lines: best.lines().count(),
+            ..Stats::default()
+        };
+        let mut reducer = Reducer {
+            allowed,
+            smallest: best.clone(),
+            smallest_len: best_len,
+            best,
+            best_ast: body,
+            best_len,
+            cursor: Cursor { phase: 0, round: 1, round_start_len: best_len },
+            map: SiteMap::default(),
+            pdd: Pdd::new(0),
+            seen,
+            pending: Vec::new(),
+            next_id: 1,
+            exhausted: false,
+            stats,
+            warnings,
+        };
+        reducer.refresh_sites();
+        Ok(reducer)
     }
 
-    /// The next program to try, or `None` when nothing is left to propose right now
-    /// (the reduction is over once [`Reducer::is_done`] says so).
+    fn phase(&self) -> Phase {
+        SCHEDULE[self.cursor.phase]
+    }
+
+    /// Finds the sites of the current phase on the current best and starts a fresh search.
+    fn refresh_sites(&mut self) {
+        let kinds = self.phase().rewrites().intersect(self.allowed);
+        self.map = find_sites(&self.best_ast, kinds);
+        self.pdd = Pdd::new(self.map.sites.len());
+        self.stats.phase = self.phase().name().to_string();
+        self.stats.round = self.cursor.round;
+    }
+
+    /// Moves to the next phase, the next round, or the end.
+    fn advance(&mut self) {
+        self.cursor.phase += 1;
+        if self.cursor.phase == SCHEDULE.len() {
+            if self.best_len < self.cursor.round_start_len {
+                self.cursor = Cursor { phase: 0, round: self.cursor.round + 1, round_start_len: self.best_len };
+            } else {
+                self.cursor.phase = SCHEDULE.len() - 1;
+                self.exhausted = true;
+                return;
+            }
+        }
+        self.refresh_sites();
+    }
+
+    /// The next program to try, or `None` when nothing is left to propose right now.
+    /// `None` with candidates still out is not the end: accepting one of them
+    /// resumes the search. The reduction is over once [`Reducer::is_done`] says so.
     pub fn next_candidate(&mut self) -> Option<Candidate> {
-        None
+        loop {
+            if self.exhausted {
+                return None;
+            }
+            let Some(chosen) = self.pdd.select() else {
+                self.advance();
+                continue;
+            };
+            // Assume failure now; a success restarts the search anyway.
+            self.pdd.fail(&chosen);
+            let sites: Vec<_> = chosen.iter().map(|&i| self.map.sites[i]).collect();
+            let mut body = self.best_ast.clone();
+            apply_sites(&mut body, &self.map, &sites);
+            clean_module(&mut body);
+            let source = unparse_module(&body);
+            let too_long =
+                !self.phase().accepts_any_size() && source.chars().count() > self.best_len;
+            if source == self.best || too_long {
+                self.stats.skipped += 1;
+                continue;
+            }
+            if !self.seen.insert(text_hash(&source)) {
+                self.stats.cache_hits += 1;
+                continue;
+            }
+            let mut rewrites: Vec<String> = Vec::new();
+            for site in &sites {
+                let name = site.rewrite.name();
+                if !rewrites.iter().any(|r| r == name) {
+                    rewrites.push(name.to_string());
+                }
+            }
+            let id = self.next_id;
+            self.next_id += 1;
+            self.stats.proposed += 1;
+            self.pending.push(Pending { id, source: source.clone(), cursor: self.cursor });
+            return Some(Candidate {
+                id,
+                source,
+                phase: self.phase().name().to_string(),
+                rewrites,
+                sites: sites.len(),
+            });
+        }
     }
 
     /// The verdict for candidate `id`. Reports of stale or unknown ids are ignored.
     pub fn report(&mut self, id: u64, interesting: bool) {
-        let _ = (id, interesting);
+        let Some(pos) = self.pending.iter().position(|p| p.id == id) else { return };
+        let candidate = self.pending.remove(pos);
+        self.stats.reported += 1;
+        if !interesting {
+            return;
+        }
+        let body = match parse::parse_module(&candidate.source) {
+            Ok(body) => body,
+            Err(e) => {
+                // Only a printer bug gets here; never accept what we cannot re-read.
+                self.warnings.push(format!("internal: a candidate did not re-parse ({e}); skipped"));
+                return;
+            }
+        };
+        self.stats.stale += self.pending.len() as u64;
+        self.pending.clear();
+        self.stats.accepted += 1;
+        self.best_len = candidate.source.chars().count();
+        self.best = candidate.source;
+        self.best_ast = body;
+        if self.best_len <= self.smallest_len {
+            self.smallest = self.best.clone();
+            self.smallest_len = self.best_len;
+        }
+        self.stats.best_bytes = self.best.len();
+        self.stats.best_lines = self.best.lines().count();
+        self.cursor = candidate.cursor;
+        self.exhausted = false;
+        self.refresh_sites();
     }
 
-    /// The current best program (the smallest interesting one once done).
+    /// The current best program; once the reduction is done, the smallest interesting
+    /// program seen (a canonicalizing phase may have grown the last one).
     pub fn best(&self) -> &str {
-        &self.best
+        if self.is_done() {
+            &self.smallest
+        } else {
+            &self.best
+        }
     }
 
+    /// Whether nothing is left to propose and no candidate is out.
     pub fn is_done(&self) -> bool {
-        true
+        self.exhausted && self.pending.is_empty()
     }
 
     pub fn stats(&self) -> Stats {
-        self.stats.clone()
+        let mut stats = self.stats.clone();
+        if self.is_done() {
+            stats.best_bytes = self.smallest.len();
+            stats.best_lines = self.smallest.lines().count();
+        }
+        stats
     }
 
     /// Messages for the user about the input (e.g. an unterminated freeze block).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
+}
+
+/// A 128-bit fingerprint of a candidate's text for the verdict cache: storing every
+/// text would cost hundreds of megabytes on long reductions.
+fn text_hash(text: &str) -> u128 {
+    let mut sip = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut sip);
+    let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.as_bytes() {
+        fnv ^= u64::from(*b);
+        fnv = fnv.wrapping_mul(0x0100_0000_01b3);
+    }
+    (u128::from(sip.finish()) << 64) | u128::from(fnv)
 }

@@ -1,0 +1,154 @@
+//! Applying a chosen set of sites to a copy of the current best. Each outermost
+//! rewrite applies once; sites nested inside a replaced or removed node go with it.
+
+use crate::parse::ast::{self, Expr, Stmt};
+use crate::rewrites::{expressions, functions, make, statements, Rewrite, Shape};
+use crate::sites::{Site, SiteMap};
+use crate::walk::{self, ListKind, VisitorMut};
+
+/// Applies `chosen` (sites of `map`, which was computed on a tree equal to `body`).
+/// Where two chosen sites share a node, the earlier one in `chosen` wins.
+pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
+    let mut selected = vec![None; map.ends.len()];
+    for site in chosen {
+        let slot = &mut selected[site.node as usize];
+        if slot.is_none() {
+            *slot = Some(site.rewrite);
+        }
+    }
+    let mut applier = Applier { ends: &map.ends, selected, next: 0 };
+    applier.body(body);
+}
+
+struct Applier<'a> {
+    ends: &'a [u32],
+    selected: Vec<Option<Rewrite>>,
+    next: u32,
+}
+
+impl Applier<'_> {
+    fn selected(&self, id: u32) -> Option<Rewrite> {
+        self.selected.get(id as usize).copied().flatten()
+    }
+
+    /// Passes over the subtree of node `id` without visiting it.
+    fn skip(&mut self, id: u32) {
+        self.next = self.ends.get(id as usize).copied().unwrap_or(self.next + 1);
+    }
+
+    /// Whether the next node is removed by `rewrite`; if so, skips it.
+    fn removes_next(&mut self, rewrite: Rewrite) -> bool {
+        let id = self.next;
+        if self.selected(id) == Some(rewrite) {
+            self.skip(id);
+            true
+        } else {
+            false
+        }
+    }
+
+    fn params(&mut self, params: &mut Vec<ast::ArgWithDefault>) {
+        let old = std::mem::take(params);
+        for mut p in old {
+            if !self.removes_next(Rewrite::FuncArgRemover) {
+                self.param(&mut p.def, p.default.as_deref_mut());
+                params.push(p);
+            }
+        }
+    }
+
+    fn star_param(&mut self, arg: &mut Option<Box<ast::Arg>>) {
+        if arg.is_some() {
+            if self.removes_next(Rewrite::FuncArgRemover) {
+                *arg = None;
+            } else if let Some(a) = arg.as_deref_mut() {
+                self.param(a, None);
+            }
+        }
+    }
+}
+
+impl VisitorMut for Applier<'_> {
+    fn body(&mut self, body: &mut Vec<Stmt>) {
+        let old = std::mem::take(body);
+        for mut stmt in old {
+            let id = self.next;
+            match self.selected(id) {
+                Some(r) if r.shape() == Shape::ReplaceStmt => {
+                    self.skip(id);
+                    body.extend(statements::replace(r, stmt));
+                }
+                _ => {
+                    self.stmt(&mut stmt);
+                    body.push(stmt);
+                }
+            }
+        }
+    }
+
+    fn stmt(&mut self, stmt: &mut Stmt) {
+        let id = self.next;
+        self.next += 1;
+        walk::walk_stmt(self, stmt);
+        // Edits run after the children, so the ids the children were counted with
+        // still match the tree the sites were found on.
+        match self.selected(id) {
+            Some(Rewrite::WithBind0) => statements::edit_with(stmt),
+            Some(Rewrite::AttachFullFuncArgs) => functions::attach_full_args(stmt),
+            _ => {}
+        }
+    }
+
+    fn expr(&mut self, expr: &mut Expr) {
+        let id = self.next;
+        match self.selected(id) {
+            Some(r) if r.shape() == Shape::ReplaceExpr => {
+                self.skip(id);
+                let old = std::mem::replace(expr, make::int(0));
+                *expr = expressions::replace(r, old);
+            }
+            _ => {
+                self.next += 1;
+                walk::walk_expr(self, expr);
+            }
+        }
+    }
+
+    fn expr_list(&mut self, list: &mut Vec<Expr>, _kind: ListKind) {
+        let old = std::mem::take(list);
+        for mut expr in old {
+            if !self.removes_next(Rewrite::GeneralExprRemover) {
+                self.expr(&mut expr);
+                list.push(expr);
+            }
+        }
+    }
+
+    fn keywords(&mut self, keywords: &mut Vec<ast::Keyword>) {
+        let old = std::mem::take(keywords);
+        for mut kw in old {
+            if !self.removes_next(Rewrite::GeneralKeywordRemover) {
+                self.keyword(&mut kw);
+                keywords.push(kw);
+            }
+        }
+    }
+
+    fn keyword(&mut self, keyword: &mut ast::Keyword) {
+        self.next += 1;
+        self.expr(&mut keyword.value);
+    }
+
+    fn arguments(&mut self, args: &mut ast::Arguments) {
+        self.params(&mut args.posonlyargs);
+        self.params(&mut args.args);
+        self.star_param(&mut args.vararg);
+        self.params(&mut args.kwonlyargs);
+        self.star_param(&mut args.kwarg);
+    }
+
+    fn param(&mut self, arg: &mut ast::Arg, default: Option<&mut Expr>) {
+        self.next += 1;
+        walk::walk_param(self, arg, default);
+    }
+}

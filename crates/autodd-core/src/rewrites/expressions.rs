@@ -1,0 +1,47 @@
+//! Expression rewrites: `assign-rhs-1`, `call-fwd-arg1`, `binop-fwd-arg-left/right`
+//! and `int-reduce-2`.
+
+use num_bigint::BigInt;
+use num_traits::One;
+
+use super::{make, Rewrite};
+use crate::parse::ast::{self, Expr};
+
+/// Whether `rewrite` applies to `expr`. `assign-rhs-1` is matched by the traversal,
+/// which knows whether the expression is an assignment's value.
+pub fn matches(rewrite: Rewrite, expr: &Expr) -> bool {
+    match rewrite {
+        Rewrite::AssignRhs1 => !is_int(expr, &BigInt::one()),
+        // `f(*xs)` cannot become `*xs` outside a call.
+        Rewrite::CallFwdArg1 => {
+            matches!(expr, Expr::Call(c) if c.args.first().is_some_and(|a| !matches!(a, Expr::Starred(_))))
+        }
+        Rewrite::BinopFwdArgLeft | Rewrite::BinopFwdArgRight => matches!(expr, Expr::BinOp(_)),
+        Rewrite::IntReduce2 => matches!(
+            expr,
+            Expr::Constant(ast::ExprConstant { value: ast::Constant::Int(v), .. }) if *v > BigInt::one()
+        ),
+        _ => false,
+    }
+}
+
+fn is_int(expr: &Expr, value: &BigInt) -> bool {
+    matches!(expr, Expr::Constant(ast::ExprConstant { value: ast::Constant::Int(v), .. }) if v == value)
+}
+
+/// What `rewrite` makes of `expr`; an expression it does not match comes back unchanged.
+pub fn replace(rewrite: Rewrite, expr: Expr) -> Expr {
+    match (rewrite, expr) {
+        (Rewrite::AssignRhs1, _) => make::int(1),
+        (Rewrite::CallFwdArg1, Expr::Call(mut c)) if !c.args.is_empty() => c.args.swap_remove(0),
+        (Rewrite::BinopFwdArgLeft, Expr::BinOp(b)) => *b.left,
+        (Rewrite::BinopFwdArgRight, Expr::BinOp(b)) => *b.right,
+        (Rewrite::IntReduce2, Expr::Constant(mut c)) => {
+            if let ast::Constant::Int(v) = &mut c.value {
+                *v = &*v / 2;
+            }
+            Expr::Constant(c)
+        }
+        (_, expr) => expr,
+    }
+}

@@ -1,0 +1,178 @@
+//! The rewrites: each has a user-visible name, the nodes it matches, and what it
+//! turns them into. One file per family; the traversal in `sites.rs` finds where
+//! they apply and `apply.rs` applies a chosen set of sites.
+
+pub mod expressions;
+pub mod functions;
+pub mod lists;
+pub mod statements;
+
+use crate::parse::ast;
+
+/// A rewrite of the AST. The names returned by [`Rewrite::name`] are what users see
+/// in progress output and in the playground.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rewrite {
+    IfRemover1,
+    IfRemover2,
+    IfRemover3,
+    ForBind0,
+    StmtRemover,
+    WithBind0,
+    AttachFullFuncArgs,
+    AssignRhs1,
+    CallFwdArg1,
+    BinopFwdArgLeft,
+    BinopFwdArgRight,
+    FuncArgRemover,
+    GeneralExprRemover,
+    GeneralKeywordRemover,
+    IntReduce2,
+}
+
+/// How a rewrite changes the tree, which decides where the applier handles it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Replaces a statement by a list of statements; nested sites go with it.
+    ReplaceStmt,
+    /// Changes a statement after its children were visited; nested sites still apply.
+    EditStmt,
+    /// Replaces an expression; nested sites go with it.
+    ReplaceExpr,
+    /// Removes an item (expression, keyword, parameter) from the list holding it.
+    RemoveItem,
+}
+
+impl Rewrite {
+    /// Every rewrite, in the order the schedule introduces them.
+    pub const ALL: [Rewrite; 15] = [
+        Rewrite::IfRemover1,
+        Rewrite::IfRemover2,
+        Rewrite::IfRemover3,
+        Rewrite::ForBind0,
+        Rewrite::StmtRemover,
+        Rewrite::WithBind0,
+        Rewrite::AttachFullFuncArgs,
+        Rewrite::AssignRhs1,
+        Rewrite::CallFwdArg1,
+        Rewrite::BinopFwdArgLeft,
+        Rewrite::BinopFwdArgRight,
+        Rewrite::FuncArgRemover,
+        Rewrite::GeneralExprRemover,
+        Rewrite::GeneralKeywordRemover,
+        Rewrite::IntReduce2,
+    ];
+
+    /// The user-visible name, e.g. `if-remover-1`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rewrite::IfRemover1 => "if-remover-1",
+            Rewrite::IfRemover2 => "if-remover-2",
+            Rewrite::IfRemover3 => "if-remover-3",
+            Rewrite::ForBind0 => "for-bind-0",
+            Rewrite::StmtRemover => "stmt-remover",
+            Rewrite::WithBind0 => "with-bind-0",
+            Rewrite::AttachFullFuncArgs => "attach-full-func-args",
+            Rewrite::AssignRhs1 => "assign-rhs-1",
+            Rewrite::CallFwdArg1 => "call-fwd-arg1",
+            Rewrite::BinopFwdArgLeft => "binop-fwd-arg-left",
+            Rewrite::BinopFwdArgRight => "binop-fwd-arg-right",
+            Rewrite::FuncArgRemover => "func-arg-remover",
+            Rewrite::GeneralExprRemover => "general-expr-remover",
+            Rewrite::GeneralKeywordRemover => "general-keyword-remover",
+            Rewrite::IntReduce2 => "int-reduce-2",
+        }
+    }
+
+    /// The rewrite with this user-visible name.
+    pub fn from_name(name: &str) -> Option<Rewrite> {
+        Rewrite::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    pub fn shape(self) -> Shape {
+        match self {
+            Rewrite::IfRemover1
+            | Rewrite::IfRemover2
+            | Rewrite::IfRemover3
+            | Rewrite::ForBind0
+            | Rewrite::StmtRemover => Shape::ReplaceStmt,
+            Rewrite::WithBind0 | Rewrite::AttachFullFuncArgs => Shape::EditStmt,
+            Rewrite::AssignRhs1
+            | Rewrite::CallFwdArg1
+            | Rewrite::BinopFwdArgLeft
+            | Rewrite::BinopFwdArgRight
+            | Rewrite::IntReduce2 => Shape::ReplaceExpr,
+            Rewrite::FuncArgRemover
+            | Rewrite::GeneralExprRemover
+            | Rewrite::GeneralKeywordRemover => Shape::RemoveItem,
+        }
+    }
+}
+
+/// A set of rewrites, as a bit mask over [`Rewrite`]'s discriminants.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RewriteSet(u32);
+
+impl RewriteSet {
+    pub fn of(rewrites: &[Rewrite]) -> Self {
+        RewriteSet(rewrites.iter().fold(0, |m, r| m | (1 << *r as u32)))
+    }
+    pub fn all() -> Self {
+        RewriteSet::of(&Rewrite::ALL)
+    }
+    pub fn contains(self, r: Rewrite) -> bool {
+        self.0 & (1 << r as u32) != 0
+    }
+    pub fn intersect(self, other: RewriteSet) -> Self {
+        RewriteSet(self.0 & other.0)
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// Node constructors shared by the rewrite families. Synthesized nodes carry an
+/// empty range: they are printed, never located.
+pub(crate) mod make {
+    use super::ast;
+    use crate::parse::ast::{Expr, Stmt};
+
+    pub fn int(value: impl Into<num_bigint::BigInt>) -> Expr {
+        Expr::Constant(ast::ExprConstant {
+            range: Default::default(),
+            value: ast::Constant::Int(value.into()),
+            kind: None,
+        })
+    }
+
+    pub fn name(id: &str, ctx: ast::ExprContext) -> Expr {
+        Expr::Name(ast::ExprName { range: Default::default(), id: ast::Identifier::new(id), ctx })
+    }
+
+    pub fn pass() -> Stmt {
+        Stmt::Pass(ast::StmtPass { range: Default::default() })
+    }
+
+    pub fn assign(target: Expr, value: Expr) -> Stmt {
+        Stmt::Assign(ast::StmtAssign {
+            range: Default::default(),
+            targets: vec![target],
+            value: Box::new(value),
+            type_comment: None,
+        })
+    }
+
+    /// A value shaped like an assignment target, made of zeros: `0` for a name,
+    /// `(0, 0)` for `a, b`, nested for nested tuples.
+    pub fn zeros_like(target: &Expr) -> Expr {
+        match target {
+            Expr::Tuple(t) => tuple(t.elts.iter().map(zeros_like).collect()),
+            Expr::List(t) => tuple(t.elts.iter().map(zeros_like).collect()),
+            _ => int(0),
+        }
+    }
+
+    fn tuple(elts: Vec<Expr>) -> Expr {
+        Expr::Tuple(ast::ExprTuple { range: Default::default(), elts, ctx: ast::ExprContext::Load })
+    }
+}

@@ -1,0 +1,193 @@
+//! Finding where rewrites apply: numbers every statement, expression, parameter and
+//! keyword in pre-order, and lists the (node, rewrite) sites of a set of rewrites.
+//! Frozen code has no sites, and neither has a node that encloses frozen code
+//! (its children outside the frozen part keep theirs).
+
+use rustpython_ast::text_size::TextRange;
+use rustpython_ast::Ranged;
+
+use crate::freeze;
+use crate::parse::ast::{self, Expr, Stmt};
+use crate::rewrites::{expressions, functions, lists, statements, Rewrite, RewriteSet};
+use crate::walk::{self, ListKind, VisitorMut};
+
+/// A place where one rewrite applies: the node's pre-order id and the rewrite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Site {
+    pub node: u32,
+    pub rewrite: Rewrite,
+}
+
+/// The sites of a module plus what applying them needs: for every node id, the id
+/// just past its subtree, and its source range (for the playground).
+#[derive(Debug, Clone, Default)]
+pub struct SiteMap {
+    pub sites: Vec<Site>,
+    pub ends: Vec<u32>,
+    pub ranges: Vec<TextRange>,
+}
+
+/// Statement rewrites, in priority order when several are chosen on one statement.
+const STMT_REWRITES: [Rewrite; 7] = [
+    Rewrite::IfRemover1,
+    Rewrite::IfRemover2,
+    Rewrite::IfRemover3,
+    Rewrite::ForBind0,
+    Rewrite::StmtRemover,
+    Rewrite::WithBind0,
+    Rewrite::AttachFullFuncArgs,
+];
+
+const EXPR_REWRITES: [Rewrite; 4] = [
+    Rewrite::CallFwdArg1,
+    Rewrite::BinopFwdArgLeft,
+    Rewrite::BinopFwdArgRight,
+    Rewrite::IntReduce2,
+];
+
+/// Lists the sites of `kinds` in `body`. The body is only read; the traversal is
+/// shared with the applier, which needs `&mut`, so it walks a scratch copy.
+pub fn find_sites(body: &[Stmt], kinds: RewriteSet) -> SiteMap {
+    let mut scratch = body.to_vec();
+    let mut finder = Finder { kinds, map: SiteMap::default(), frozen_depth: 0, saw_frozen: false, list_ctx: None, rhs: false };
+    finder.body(&mut scratch);
+    finder.map
+}
+
+struct Finder {
+    kinds: RewriteSet,
+    map: SiteMap,
+    frozen_depth: u32,
+    saw_frozen: bool,
+    /// Set by the holder of the next visited expression.
+    list_ctx: Option<(ListKind, usize)>,
+    /// The next visited expression is an assignment's value.
+    rhs: bool,
+}
+
+/// Book-keeping of one node between its entry and exit.
+struct Open {
+    id: u32,
+    first_site: usize,
+    saw_frozen: bool,
+}
+
+impl Finder {
+    fn enter(&mut self, range: TextRange) -> Open {
+        let id = self.map.ends.len() as u32;
+        self.map.ends.push(0);
+        self.map.ranges.push(range);
+        let open = Open { id, first_site: self.map.sites.len(), saw_frozen: self.saw_frozen };
+        self.saw_frozen = false;
+        open
+    }
+
+    fn offer(&mut self, node: u32, rewrite: Rewrite) {
+        if self.frozen_depth == 0 && self.kinds.contains(rewrite) {
+            self.map.sites.push(Site { node, rewrite });
+        }
+    }
+
+    /// Closes a node: `own` is how many of its sites were offered before its children.
+    fn exit(&mut self, open: Open, own: usize, frozen_here: bool) {
+        self.map.ends[open.id as usize] = self.map.ends.len() as u32;
+        let inner = self.saw_frozen;
+        if inner {
+            // Rewriting a node that encloses frozen code could drop or move it.
+            self.map.sites.drain(open.first_site..open.first_site + own);
+        }
+        self.saw_frozen = open.saw_frozen || inner || frozen_here;
+    }
+}
+
+impl VisitorMut for Finder {
+    fn stmt(&mut self, stmt: &mut Stmt) {
+        let open = self.enter(stmt.range());
+        let frozen_here = freeze::is_freeze_with(stmt) || freeze::is_freeze_import(stmt);
+        if frozen_here {
+            self.frozen_depth += 1;
+        } else {
+            for r in STMT_REWRITES {
+                if statements::matches(r, stmt) || functions::matches(r, stmt) {
+                    self.offer(open.id, r);
+                }
+            }
+        }
+        let own = self.map.sites.len() - open.first_site;
+        match stmt {
+            Stmt::Assign(s) => {
+                self.expr_list(&mut s.targets, ListKind::Other);
+                self.rhs = true;
+                self.expr(&mut s.value);
+            }
+            Stmt::AnnAssign(s) => {
+                self.expr(&mut s.target);
+                self.expr(&mut s.annotation);
+                if let Some(value) = s.value.as_deref_mut() {
+                    self.rhs = true;
+                    self.expr(value);
+                }
+            }
+            _ => walk::walk_stmt(self, stmt),
+        }
+        if frozen_here {
+            self.frozen_depth -= 1;
+        }
+        self.exit(open, own, frozen_here);
+    }
+
+    fn expr(&mut self, expr: &mut Expr) {
+        let list = self.list_ctx.take();
+        let rhs = std::mem::take(&mut self.rhs);
+        let open = self.enter(expr.range());
+        let frozen_here = freeze::is_freeze_call(expr);
+        if frozen_here {
+            self.frozen_depth += 1;
+        } else {
+            if let Some((kind, len)) = list {
+                if lists::removable(kind, len) {
+                    self.offer(open.id, Rewrite::GeneralExprRemover);
+                }
+            }
+            if rhs && expressions::matches(Rewrite::AssignRhs1, expr) {
+                self.offer(open.id, Rewrite::AssignRhs1);
+            }
+            for r in EXPR_REWRITES {
+                if expressions::matches(r, expr) {
+                    self.offer(open.id, r);
+                }
+            }
+        }
+        let own = self.map.sites.len() - open.first_site;
+        walk::walk_expr(self, expr);
+        if frozen_here {
+            self.frozen_depth -= 1;
+        }
+        self.exit(open, own, frozen_here);
+    }
+
+    fn expr_list(&mut self, list: &mut Vec<Expr>, kind: ListKind) {
+        let len = list.len();
+        for expr in list.iter_mut() {
+            self.list_ctx = Some((kind, len));
+            self.expr(expr);
+        }
+    }
+
+    fn keyword(&mut self, keyword: &mut ast::Keyword) {
+        let open = self.enter(keyword.range);
+        self.offer(open.id, Rewrite::GeneralKeywordRemover);
+        let own = self.map.sites.len() - open.first_site;
+        self.expr(&mut keyword.value);
+        self.exit(open, own, false);
+    }
+
+    fn param(&mut self, arg: &mut ast::Arg, default: Option<&mut Expr>) {
+        let end = default.as_deref().map_or(arg.range.end(), |d| d.range().end());
+        let open = self.enter(TextRange::new(arg.range.start(), end.max(arg.range.start())));
+        self.offer(open.id, Rewrite::FuncArgRemover);
+        let own = self.map.sites.len() - open.first_site;
+        walk::walk_param(self, arg, default);
+        self.exit(open, own, false);
+    }
+}
