@@ -183,6 +183,11 @@ impl Reducer {
     /// Moves to the next phase, the next round, or the end.
     fn advance(&mut self) {
         self.cursor.phase += 1;
+        // Canonicalizing runs in the first round only: run again, it would re-add the
+        // `*args, **kwargs` that later phases removed, and pay to remove them again.
+        if self.cursor.round > 1 && SCHEDULE.get(self.cursor.phase) == Some(&Phase::Canonicalize) {
+            self.cursor.phase += 1;
+        }
         if self.cursor.phase == SCHEDULE.len() {
             if self.best_len < self.cursor.round_start_len {
                 self.cursor = Cursor { phase: 0, round: self.cursor.round + 1, round_start_len: self.best_len };

@@ -1,0 +1,108 @@
+//! Prints an AST back to Python source.
+//!
+//! The reducer edits the AST and needs every candidate as text, so this printer is
+//! built to be *faithful*: for any program `P` that CPython 3.11 accepts, parsing the
+//! printed text gives the same AST as parsing `P` (`ast.dump` equality, including
+//! `Constant.kind`), and printing is idempotent. It is not a formatter: comments and
+//! blank lines are gone, parentheses are the minimum a precedence table asks for,
+//! strings are printed like Python's `repr`, and every statement gets its own line.
+//!
+//! Output must also parse under CPython 3.11, whose f-strings cannot reuse the
+//! enclosing quote or contain a backslash inside a replacement field; the f-string code
+//! in `literal.rs` picks quotes accordingly.
+//!
+//! The printer writes into one `String` and never panics, whatever AST it is handed
+//! (the engine may produce shapes the parser never would, such as an empty set).
+//!
+//! `tests/roundtrip_stdlib.py` checks faithfulness against the CPython standard
+//! library; `crates/autodd-core/tests/print.rs` holds the snapshot tests.
+
+mod expr;
+mod literal;
+mod pattern;
+mod stmt;
+
+use crate::parse::ast;
+
+/// Prints a module body as Python source: one statement per line, 4-space indents,
+/// ending with a newline. An empty body prints as the empty string.
+pub fn unparse_module(body: &[ast::Stmt]) -> String {
+    let mut p = Printer::new();
+    p.stmts(body);
+    p.out
+}
+
+/// Prints one statement (and its nested blocks) at indentation level 0, ending with
+/// a newline.
+pub fn unparse_stmt(stmt: &ast::Stmt) -> String {
+    let mut p = Printer::new();
+    p.stmt(stmt);
+    p.out
+}
+
+/// Prints one expression as it would appear as an expression statement (a bare tuple
+/// is printed without parentheses), with no trailing newline.
+pub fn unparse_expr(e: &ast::Expr) -> String {
+    let mut p = Printer::new();
+    p.expr(e, expr::prec::YIELD);
+    p.out
+}
+
+/// Bit of a quote character in [`Printer::fquotes`].
+const fn quote_bit(q: char) -> u8 {
+    if q == '"' {
+        2
+    } else {
+        1
+    }
+}
+
+/// The printing state shared by statements, expressions and literals.
+struct Printer {
+    out: String,
+    /// Current indentation level (4 spaces each).
+    indent: usize,
+    /// Quote characters of the single-quoted f-strings whose replacement field we
+    /// are printing in (bit 1: `'`, bit 2: `"`). CPython 3.11 forbids those quotes and
+    /// any backslash there, so literals nested in a replacement field avoid them.
+    fquotes: u8,
+    /// The same for triple-quoted f-strings: there the quote character may appear,
+    /// just not three in a row.
+    fsoft: u8,
+    /// Set when something inside a replacement field could not be written under the
+    /// current quote choice; the enclosing f-string then retries with another quote.
+    fstring_failed: bool,
+}
+
+impl Printer {
+    fn new() -> Self {
+        Printer {
+            out: String::with_capacity(1024),
+            indent: 0,
+            fquotes: 0,
+            fsoft: 0,
+            fstring_failed: false,
+        }
+    }
+
+    /// Starts a new line at the current indentation.
+    fn line(&mut self) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+    }
+
+    fn push(&mut self, s: &str) {
+        self.out.push_str(s);
+    }
+
+    /// Calls `each` on the items, writing `, ` between them.
+    fn comma_list<T>(&mut self, items: &[T], mut each: impl FnMut(&mut Self, &T)) {
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            each(self, item);
+        }
+    }
+}

@@ -1,0 +1,6 @@
+u'upper-case u prefix'
+x: int = 1
+match x:
+    case _:
+        pass
+'�'

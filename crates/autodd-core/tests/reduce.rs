@@ -1,0 +1,122 @@
+//! End-to-end reductions through the step API, with in-process oracles.
+
+mod common;
+
+use std::collections::HashSet;
+
+use autodd_core::{parse::parse_module, Options, Reducer};
+use common::{fixture, reduce_with, Bits};
+
+const RAISE: &str = "raise ValueError('K shape check failed')";
+
+#[test]
+fn textual_oracle_reduces_the_kernel_to_a_handful_of_lines() {
+    let source = fixture("kernel.py");
+    assert!(source.lines().count() >= 200);
+    let (result, runs) = reduce_with(&source, |c| c.contains(RAISE));
+    assert!(result.contains(RAISE), "result lost the failure:\n{result}");
+    let lines = result.lines().count();
+    assert!(lines <= 3, "expected a handful of lines, got {lines}:\n{result}");
+    assert!(runs > 0);
+}
+
+/// Drives a reduction with pseudo-random verdicts, recording every candidate.
+fn random_run(source: &str, seed: u64, steps: usize) -> Vec<String> {
+    let mut reducer = Reducer::new(source, Options::default()).expect("parses");
+    let mut bits = Bits::new(seed);
+    let mut seen = Vec::new();
+    for _ in 0..steps {
+        let Some(c) = reducer.next_candidate() else { break };
+        seen.push(c.source.clone());
+        reducer.report(c.id, bits.coin() && bits.coin());
+    }
+    seen
+}
+
+#[test]
+fn same_input_and_verdicts_give_the_same_candidates() {
+    let source = fixture("kernel.py");
+    let a = random_run(&source, 7, 300);
+    let b = random_run(&source, 7, 300);
+    assert!(a.len() > 10);
+    assert_eq!(a, b);
+    assert_ne!(a, random_run(&source, 8, 300));
+}
+
+#[test]
+fn never_proposes_a_source_twice_nor_the_current_best() {
+    let source = fixture("kernel.py");
+    let mut reducer = Reducer::new(&source, Options::default()).expect("parses");
+    let mut bits = Bits::new(3);
+    let mut seen = HashSet::new();
+    while let Some(c) = reducer.next_candidate() {
+        assert_ne!(c.source, reducer.best());
+        assert!(seen.insert(c.source.clone()), "proposed twice:\n{}", c.source);
+        reducer.report(c.id, bits.coin() && bits.coin() && bits.coin());
+    }
+    assert!(reducer.is_done());
+    let stats = reducer.stats();
+    assert_eq!(stats.proposed as usize, seen.len());
+}
+
+#[test]
+fn the_result_is_never_larger_than_the_input() {
+    let source = fixture("kernel.py");
+    let start = autodd_core::normalize(&source).expect("parses");
+    for seed in 1..4 {
+        let mut bits = Bits::new(seed);
+        let (result, _) = reduce_with(&source, |_| bits.coin());
+        assert!(result.len() <= start.len());
+        parse_module(&result).expect("result parses");
+    }
+}
+
+#[test]
+fn candidates_in_flight_become_stale_when_one_is_accepted() {
+    let source = fixture("kernel.py");
+    let mut reducer = Reducer::new(&source, Options::default()).expect("parses");
+    let a = reducer.next_candidate().expect("first");
+    let b = reducer.next_candidate().expect("second");
+    let c = reducer.next_candidate().expect("third");
+    assert!(a.id < b.id && b.id < c.id);
+    // The second assumes the first failed: they differ.
+    assert_ne!(a.source, b.source);
+    reducer.report(b.id, true);
+    assert_eq!(reducer.best(), b.source);
+    assert_eq!(reducer.stats().stale, 2);
+    // Reports for stale candidates are ignored.
+    reducer.report(a.id, true);
+    reducer.report(c.id, true);
+    assert_eq!(reducer.best(), b.source);
+    assert_eq!(reducer.stats().accepted, 1);
+    // The search goes on from the new best.
+    let d = reducer.next_candidate().expect("more");
+    assert!(d.id > c.id);
+}
+
+#[test]
+fn accepted_candidates_never_grow_outside_canonicalize() {
+    let source = fixture("kernel.py");
+    let mut reducer = Reducer::new(&source, Options::default()).expect("parses");
+    let mut bits = Bits::new(11);
+    while let Some(c) = reducer.next_candidate() {
+        let before = reducer.best().chars().count();
+        let grows = c.source.chars().count() > before;
+        if grows {
+            assert_eq!(c.phase, "canonicalize", "{} grew the program", c.rewrites.join(","));
+        }
+        reducer.report(c.id, bits.coin());
+    }
+}
+
+#[test]
+fn syntax_errors_and_empty_programs_are_errors_not_panics() {
+    let err = Reducer::new("def f(:\n", Options::default()).err().expect("error");
+    assert_eq!(err.code.as_str(), "syntax-error");
+    assert_eq!(err.line, Some(1));
+    let err = Reducer::new("# only a comment\n", Options::default()).err().expect("error");
+    assert_eq!(err.code.as_str(), "empty-source");
+    let opts = Options { rewrites: Some(vec!["no-such-pass".into()]) };
+    let err = Reducer::new("x = 1\n", opts).err().expect("error");
+    assert_eq!(err.code.as_str(), "unknown-rewrite");
+}

@@ -1,0 +1,180 @@
+// Public API of the `autodd` package. Hand-written: this is the contract; the JSDoc
+// types in src/ are checked against Node's types with `npm run typecheck`.
+
+/** Counters and sizes of a reduction. */
+export interface Stats {
+  /** Candidates the engine proposed. */
+  proposed: number;
+  /** Verdicts reported back to it. */
+  reported: number;
+  /** Candidates that became the new best program. */
+  accepted: number;
+  /** Verdicts that came too late (the best program had changed). */
+  stale: number;
+  /** Candidates the engine answered itself because it had seen the same program. */
+  cacheHits: number;
+  /** The phase running last (`fast`, `simplify`, `slow`, ...). */
+  phase: string;
+  round: number;
+  originalBytes: number;
+  originalLines: number;
+  bestBytes: number;
+  bestLines: number;
+}
+
+/** A candidate that became the new best program. */
+export interface AcceptedStep {
+  id: number;
+  /** The phase that proposed it. */
+  phase: string;
+  /** The rewrites it applied (user-visible pass names such as `stmt-remover`). */
+  rewrites: string[];
+  /** How many rewrite sites it applied. */
+  sites: number;
+  /** Size of the new best program. */
+  bytes: number;
+  lines: number;
+  /** Time since the reduction started. */
+  elapsedMs: number;
+}
+
+/** Passed to `onProgress` after every verdict. */
+export interface Progress {
+  stats: Stats;
+  /** Candidates run to a verdict so far. */
+  tried: number;
+  elapsedMs: number;
+  /** Set when this verdict accepted a candidate. */
+  accepted?: AcceptedStep;
+}
+
+/** Stable codes of the errors autodd throws; `message` is for people. */
+export type ErrorCode =
+  /** Bad options (an empty errMsg, jobs < 1, ...). */
+  | 'usage'
+  /** The program file cannot be used (missing, a directory, not UTF-8, empty). */
+  | 'bad-input'
+  /** The program is not valid Python; `line` and `column` say where. */
+  | 'syntax-error'
+  | 'empty-source'
+  | 'unknown-rewrite'
+  | 'invalid-argument'
+  /** The interpreter cannot be run or is not Python 3. */
+  | 'no-python'
+  /** The original program is not interesting (does not print errMsg, or isInteresting rejects it). */
+  | 'not-reproduced'
+  /** The wasm engine was not built: run scripts/build-wasm.sh nodejs. */
+  | 'wasm-missing';
+
+/** Every error autodd throws for a user's mistake. Other errors are bugs. */
+export class AutoddError extends Error {
+  readonly code: ErrorCode;
+  /** 1-based line of a syntax error. */
+  readonly line?: number;
+  /** 1-based column of a syntax error, in UTF-16 code units. */
+  readonly column?: number;
+  /** More lines for people, e.g. the tail of the original program's output. */
+  readonly details?: string;
+}
+
+export interface ReduceOptions {
+  /** The Python program to reduce. */
+  source: string;
+  /**
+   * Whether a candidate program still shows the behaviour being reduced for. It
+   * must accept `source` itself. Called with up to `jobs` candidates at once.
+   */
+  isInteresting(candidateSource: string): Promise<boolean>;
+  /** How many candidates are evaluated at once. Default 1. */
+  jobs?: number;
+  /** Restrict the reduction to these rewrites (pass names); all by default. */
+  rewrites?: string[];
+  /** Called after every verdict. */
+  onProgress?(progress: Progress): void;
+  /** Stops the reduction; the result is the best program found so far. */
+  signal?: AbortSignal;
+}
+
+export interface ReduceResult {
+  /** The smallest program found that `isInteresting` accepts. */
+  source: string;
+  stats: Stats;
+  /** `signal` stopped the reduction before it was done. */
+  interrupted: boolean;
+}
+
+/**
+ * Reduces a Python program to a smaller one that `isInteresting` still accepts.
+ * Rejects with an `AutoddError` (`syntax-error`, `not-reproduced`, ...) for bad input.
+ */
+export function reduce(options: ReduceOptions): Promise<ReduceResult>;
+
+export interface ReducePythonOptions {
+  /** The program to reduce. Give exactly one of `file` and `source`. */
+  file?: string;
+  /** The program's text. Give exactly one of `file` and `source`. */
+  source?: string;
+  /**
+   * The failure: a run is interesting iff this text occurs (case-sensitively) in its
+   * stdout or stderr, whatever its exit status. A run that times out never is.
+   */
+  errMsg: string;
+  /**
+   * A file replaced atomically with each smaller program that reproduced, so it always
+   * holds a complete one; at the end it holds the result.
+   */
+  output?: string;
+  /**
+   * `runner` (default): one warm Python worker per job that imports the program's
+   * modules once and forks a child per candidate. `subproc`: a fresh `python FILE`
+   * per candidate.
+   */
+  backend?: 'runner' | 'subproc';
+  /** Seconds one run may take; its whole process group is killed after. Default 60. */
+  timeout?: number;
+  /** Candidates run at once. Default 1. */
+  jobs?: number;
+  /** The interpreter. Default `python3`. */
+  python?: string;
+  /** Runner backend: import the program's top-level modules once in each worker. Default true. */
+  preload?: boolean;
+  /** Keep `__freeze__` markers in the result instead of removing them. Default false. */
+  keepFreeze?: boolean;
+  /** Working directory of every run. Default: this process's. */
+  cwd?: string;
+  /** Environment of every run. Default: this process's. */
+  env?: Record<string, string | undefined>;
+  onProgress?(progress: Progress): void;
+  /** Things the user should know (a failed preload import, unmatched freeze markers). */
+  onWarning?(message: string): void;
+  /** Called as the reduction enters each stage. */
+  onPhase?(phase: 'check' | 'reduce' | 'finish'): void;
+  /** Stops the reduction; `output` keeps the best program found so far. */
+  signal?: AbortSignal;
+}
+
+export interface ReducePythonResult {
+  /** The result: what `output` holds. */
+  source: string;
+  stats: Stats;
+  /** Candidates run to a verdict. */
+  tried: number;
+  steps: AcceptedStep[];
+  /** `signal` stopped the reduction. */
+  interrupted: boolean;
+  /** The original program was run and reproduced (only then is `output` written). */
+  checked: boolean;
+  /** Whether the result reproduced when run once more in a fresh process; null if interrupted. */
+  reproduced: boolean | null;
+  /** Whether freeze markers were removed from the result. */
+  freezeStripped: boolean;
+  timings: { checkMs: number; reduceMs: number; finishMs: number; totalMs: number };
+  warnings: string[];
+}
+
+/**
+ * Reduces a Python program to the smallest one whose output still contains `errMsg`:
+ * what the `autodd` command runs. First checks that the original reproduces
+ * (rejecting with `not-reproduced` otherwise).
+ */
+export function reducePython(options: ReducePythonOptions): Promise<ReducePythonResult>;

@@ -1,0 +1,383 @@
+"""The runner backend's Python worker: one long-lived process per job.
+
+It imports the modules the program imports once, then forks a child per
+candidate, so every candidate starts from the same warm state and no state
+leaks from one candidate to the next.
+
+Protocol: JSON lines. The host writes requests to the worker's stdin; the
+worker answers on its stdout (kept private: the worker's own fd 1 is pointed at
+its stderr so nothing printed by an imported module can corrupt the protocol).
+
+  host   {"op": "init", "needle": MSG, "preload": [module, ...], "scriptDir": DIR}
+  worker {"event": "ready", "preloaded": [...], "failed": [[module, error], ...]}
+  host   {"op": "run", "id": N, "path": FILE, "timeout": SECONDS}
+  worker {"event": "started", "id": N, "pid": PID}
+  host   {"op": "cancel", "id": N}                      (optional, while running)
+  worker {"event": "done", "id": N, "found": bool, "exitCode": int|null,
+          "signal": int|null, "killed": null|"timeout"|"cancelled",
+          "stdoutTail": str, "stderrTail": str, "error": str|null}
+
+The candidate's fds 1 and 2 are pipes read by the worker, which keeps only
+what matching needs (see Capture). A candidate is killed with its whole process
+group on timeout, on cancel, and when the host goes away (EOF on stdin).
+"""
+
+import gc
+import importlib
+import json
+import os
+import selectors
+import signal
+import sys
+import time
+import types
+
+TAIL_BYTES = 4096
+# How long to keep reading a candidate's pipes after it exited: a process it
+# started elsewhere may still hold them open.
+DRAIN_SECONDS = 0.5
+# Without pidfd support, how often to look whether the child has exited.
+POLL_SECONDS = 0.05
+
+
+class Capture:
+    """Whether `needle` occurs in a stream, plus the stream's tail for messages.
+
+    The needle may straddle two reads, so the last len(needle) - 1 bytes are
+    carried over; nothing else is kept, so endless output costs no memory.
+    """
+
+    def __init__(self, needle):
+        self.needle = needle
+        self.found = False
+        self.carry = b""
+        self.tail = bytearray()
+
+    def feed(self, chunk):
+        if not self.found:
+            data = self.carry + chunk
+            if self.needle in data:
+                self.found = True
+                self.carry = b""
+            else:
+                keep = len(self.needle) - 1
+                self.carry = data[-keep:] if keep > 0 else b""
+        self.tail += chunk
+        if len(self.tail) > TAIL_BYTES:
+            del self.tail[:-TAIL_BYTES]
+
+    def text(self):
+        return bytes(self.tail).decode("utf-8", "replace")
+
+
+class Control:
+    """The request channel: JSON lines on a raw fd, readable without blocking."""
+
+    def __init__(self, fd_in, fd_out):
+        self.fd_in = fd_in
+        self.fd_out = fd_out
+        self.buffer = b""
+        self.eof = False
+
+    def send(self, message):
+        data = (json.dumps(message) + "\n").encode()
+        while data:
+            data = data[os.write(self.fd_out, data) :]
+
+    def _pop(self):
+        line, sep, rest = self.buffer.partition(b"\n")
+        if not sep:
+            return None
+        self.buffer = rest
+        return json.loads(line)
+
+    def receive(self):
+        """The next request, blocking; None at EOF."""
+        while True:
+            message = self._pop()
+            if message is not None:
+                return message
+            if self.eof:
+                return None
+            self.fill()
+
+    def pending(self):
+        """The complete requests already buffered."""
+        messages = []
+        while True:
+            message = self._pop()
+            if message is None:
+                return messages
+            messages.append(message)
+
+    def fill(self):
+        """Reads once; blocks unless the fd is readable."""
+        chunk = os.read(self.fd_in, 65536)
+        if not chunk:
+            self.eof = True
+        self.buffer += chunk
+
+
+def kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def exit_status(exc):
+    """The exit status Python itself gives an uncaught SystemExit."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except Exception:
+        pass
+    return 1
+
+
+def execute(path):
+    """Runs the program at `path` as `__main__`, like `python3 path`; returns its exit status."""
+    import builtins
+
+    sys.argv[:] = [path]
+    sys.path[0] = os.path.dirname(path)
+    main = types.ModuleType("__main__")
+    main.__file__ = path
+    main.__cached__ = None
+    main.__builtins__ = builtins
+    sys.modules["__main__"] = main
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+        exec(compile(source, path, "exec", dont_inherit=True), main.__dict__)
+        status = 0
+    except SystemExit as exc:
+        status = exit_status(exc)
+    except BaseException as exc:
+        tb = exc.__traceback__
+        # Hide this module's frames so the traceback reads like a plain run's.
+        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+            tb = tb.tb_next
+        # The default hook prints exc.__traceback__, whatever tb it is given.
+        exc.__traceback__ = tb
+        sys.excepthook(type(exc), exc, tb)
+        status = 1
+        if isinstance(exc, KeyboardInterrupt):
+            status = 128 + signal.SIGINT
+    return finalize(status)
+
+
+def finalize(status):
+    """What interpreter shutdown does: wait for threads, run atexit, flush."""
+    threading = sys.modules.get("threading")
+    try:
+        if threading is not None:
+            threading._shutdown()
+    except BaseException:
+        pass
+    try:
+        import atexit
+
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            if stream is sys.stdout:
+                status = 120
+    return status
+
+
+def child(path, out_w, err_w, closing):
+    status = 70
+    try:
+        os.setpgid(0, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        for fd in closing:
+            os.close(fd)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        status = execute(path)
+    finally:
+        os._exit(status)
+
+
+def run(control, request, needle):
+    job_id = request["id"]
+    deadline = time.monotonic() + float(request["timeout"])
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        for fd in (out_r, out_w, err_r, err_w):
+            os.close(fd)
+        return done(job_id, needle, error=f"cannot fork: {exc}")
+    if pid == 0:
+        child(
+            request["path"],
+            out_w,
+            err_w,
+            [out_r, err_r, out_w, err_w, control.fd_in, control.fd_out],
+        )
+    try:
+        # Also set here, so the group exists before the host hears of the pid.
+        os.setpgid(pid, pid)
+    except OSError:
+        pass
+    os.close(out_w)
+    os.close(err_w)
+    control.send({"event": "started", "id": job_id, "pid": pid})
+    out, err = Capture(needle), Capture(needle)
+    killed, status = supervise(control, job_id, pid, {out_r: out, err_r: err}, deadline)
+    result = done(job_id, needle, out=out, err=err, killed=killed)
+    if os.WIFSIGNALED(status):
+        result["signal"] = os.WTERMSIG(status)
+    elif os.WIFEXITED(status):
+        result["exitCode"] = os.WEXITSTATUS(status)
+    return result
+
+
+def supervise(control, job_id, pid, readers, deadline):
+    """Reads the child's output until it exits (or is killed) and its pipes close."""
+    sel = selectors.DefaultSelector()
+    for fd, capture in readers.items():
+        sel.register(fd, selectors.EVENT_READ, capture)
+    sel.register(control.fd_in, selectors.EVENT_READ, "control")
+    pidfd = None
+    if hasattr(os, "pidfd_open"):
+        try:
+            pidfd = os.pidfd_open(pid)
+            sel.register(pidfd, selectors.EVENT_READ, "exit")
+        except OSError:
+            pidfd = None
+    killed = None
+    status = None
+    drain_until = None
+    if control.eof or is_cancel(control.pending(), job_id):
+        kill_group(pid)
+        killed = "cancelled"
+    try:
+        while True:
+            now = time.monotonic()
+            if status is None:
+                if killed is None and now >= deadline:
+                    kill_group(pid)
+                    killed = "timeout"
+                wpid, wstatus = os.waitpid(pid, os.WNOHANG)
+                if wpid == pid:
+                    status = wstatus
+                    # Whatever the candidate left running in its group goes too.
+                    kill_group(pid)
+                    drain_until = now + DRAIN_SECONDS
+            if status is not None and (not readers or now >= drain_until):
+                return killed, status
+            waits = []
+            if status is None:
+                if pidfd is None:
+                    waits.append(POLL_SECONDS)
+                if killed is None:
+                    waits.append(deadline - now)
+            else:
+                waits.append(drain_until - now)
+            wait = max(min(waits), 0) if waits else None
+            for key, _ in sel.select(wait):
+                if key.data == "exit":
+                    sel.unregister(key.fd)
+                elif key.data == "control":
+                    control.fill()
+                    messages = control.pending()
+                    if control.eof:
+                        sel.unregister(key.fd)
+                    if (
+                        (control.eof or is_cancel(messages, job_id))
+                        and status is None
+                        and killed is None
+                    ):
+                        kill_group(pid)
+                        killed = "cancelled"
+                else:
+                    chunk = os.read(key.fd, 65536)
+                    if chunk:
+                        key.data.feed(chunk)
+                    else:
+                        sel.unregister(key.fd)
+                        os.close(key.fd)
+                        del readers[key.fd]
+    finally:
+        for fd in list(readers):
+            os.close(fd)
+        if pidfd is not None:
+            os.close(pidfd)
+        sel.close()
+
+
+def is_cancel(messages, job_id):
+    return any(m.get("op") == "cancel" and m.get("id") == job_id for m in messages)
+
+
+def done(job_id, needle, out=None, err=None, killed=None, error=None):
+    return {
+        "event": "done",
+        "id": job_id,
+        "found": killed is None and error is None and bool(out and (out.found or err.found)),
+        "exitCode": None,
+        "signal": None,
+        "killed": killed,
+        "stdoutTail": out.text() if out else "",
+        "stderrTail": err.text() if err else "",
+        "error": error,
+    }
+
+
+def preload(modules):
+    loaded, failed = [], []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+            loaded.append(name)
+        except BaseException as exc:  # a module may even call sys.exit()
+            failed.append([name, f"{type(exc).__name__}: {exc}"])
+    return loaded, failed
+
+
+def main():
+    control = Control(os.dup(0), os.dup(1))
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdin = open(os.devnull)
+
+    init = control.receive()
+    if init is None or init.get("op") != "init":
+        return
+    needle = init["needle"].encode()
+    sys.path[0] = init["scriptDir"]
+    loaded, failed = preload(init.get("preload", []))
+    # Keep the warm heap out of the collector's way so forked children share it.
+    gc.freeze()
+    control.send({"event": "ready", "preloaded": loaded, "failed": failed})
+
+    while True:
+        request = control.receive()
+        if request is None or request.get("op") == "exit":
+            return
+        if request.get("op") == "run":
+            result = run(control, request, needle)
+            if control.eof:
+                return
+            control.send(result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+// What both backends keep of a candidate's output: whether MSG occurred, and a
+// bounded tail for messages. Nothing else is stored, so endless printing costs
+// neither memory nor disk.
+
+/** Bytes of each stream's tail kept for messages. */
+export const TAIL_BYTES = 4096;
+
+export class Capture {
+  /** @param {Buffer} needle the message to look for, as UTF-8 bytes */
+  constructor(needle) {
+    this.needle = needle;
+    this.found = false;
+    /** The last needle.length - 1 bytes: the needle may straddle two chunks. */
+    this.carry = Buffer.alloc(0);
+    this.tail = Buffer.alloc(0);
+  }
+
+  /** @param {Buffer} chunk */
+  feed(chunk) {
+    if (!this.found) {
+      const data = this.carry.length ? Buffer.concat([this.carry, chunk]) : chunk;
+      if (data.includes(this.needle)) {
+        this.found = true;
+        this.carry = Buffer.alloc(0);
+      } else {
+        const keep = Math.max(this.needle.length - 1, 0);
+        // Copy, so the carry does not pin a large chunk in memory.
+        this.carry = Buffer.from(data.subarray(Math.max(data.length - keep, 0)));
+      }
+    }
+    const start = Math.max(chunk.length - TAIL_BYTES, 0);
+    const tail = Buffer.concat([this.tail, chunk.subarray(start)]);
+    this.tail = Buffer.from(tail.subarray(Math.max(tail.length - TAIL_BYTES, 0)));
+  }
+
+  /** The tail as text (invalid UTF-8 replaced). */
+  text() {
+    return this.tail.toString('utf8');
+  }
+}
+
+/** Process groups started by this process and possibly still alive. */
+const liveGroups = new Set();
+
+/**
+ * Remembers a process group so that killAllGroups() can reach it on a hard exit.
+ * @param {number | undefined} pgid
+ */
+export function trackGroup(pgid) {
+  if (pgid) liveGroups.add(pgid);
+}
+
+/** @param {number | undefined} pgid */
+export function untrackGroup(pgid) {
+  liveGroups.delete(pgid);
+}
+
+/** Kills every tracked group: for a second Ctrl-C, or an exit that skipped cleanup. */
+export function killAllGroups() {
+  for (const pgid of liveGroups) killGroup(pgid);
+  liveGroups.clear();
+}
+
+process.on('exit', killAllGroups);
+
+/**
+ * Kills a whole process group. Errors (the group is already gone) are ignored.
+ * @param {number | undefined} pgid
+ */
+export function killGroup(pgid) {
+  if (!pgid) return;
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // ESRCH: nothing left in the group.
+  }
+}

@@ -1,0 +1,261 @@
+// The runner backend: one long-lived Python worker per job (python/autodd_worker.py)
+// that imports the program's modules once and forks a child per candidate. The
+// protocol is described at the top of the worker.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import readline from 'node:readline';
+import { PYTHON_DIR } from '../python.js';
+import { Capture, killGroup, trackGroup, untrackGroup } from './capture.js';
+import { runResult, signalName } from './result.js';
+import { Slots } from './slots.js';
+
+const WORKER = path.join(PYTHON_DIR, 'autodd_worker.py');
+/** How long past the candidate's timeout an unresponsive worker is given before it is killed. */
+const GRACE_MS = 5000;
+/** How long close() waits for a worker to exit by itself. */
+const EXIT_WAIT_MS = 1000;
+
+/** @typedef {import('./result.js').RunResult} RunResult */
+
+/**
+ * @typedef {object} WorkerOptions
+ * @property {import('../python.js').Workspace} workspace
+ * @property {string} needle
+ * @property {string[]} preload
+ * @property {string} scriptDir
+ * @property {number} timeoutMs
+ */
+
+/** One Python worker process and the candidate it runs, if any. */
+class Worker {
+  /** @param {WorkerOptions} options */
+  constructor({ workspace, needle, preload, scriptDir, timeoutMs }) {
+    this.timeoutMs = timeoutMs;
+    this.preload = preload;
+    this.dead = false;
+    this.seq = 0;
+    /** @type {{ id: number, pid?: number, finish: (r: RunResult) => void } | undefined} */
+    this.current = undefined;
+    /** The worker's own stderr (import errors, crashes), for messages. */
+    this.stderr = new Capture(Buffer.alloc(0));
+    /** @type {string[]} */
+    this.failedImports = [];
+
+    this.proc = spawn(workspace.python, [WORKER], {
+      cwd: workspace.cwd,
+      env: workspace.env,
+      // Its own group: a Ctrl-C at the terminal reaches the host, which then shuts
+      // workers down in order instead of them dying mid-protocol.
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    trackGroup(this.proc.pid);
+    this.proc.stdin?.on('error', () => {}); // EPIPE once the worker is gone
+    this.proc.stderr?.on('data', (chunk) => this.stderr.feed(chunk));
+    /** @type {(ok: boolean) => void} */
+    let onReady = () => {};
+    /** Resolves to whether the worker came up (false: it died or hung while importing). */
+    this.ready = new Promise((resolve) => (onReady = resolve));
+    this.onReady = onReady;
+    const readyTimer = setTimeout(() => this.kill(), timeoutMs);
+    this.ready.then(() => clearTimeout(readyTimer));
+
+    if (this.proc.stdout) {
+      readline.createInterface({ input: this.proc.stdout }).on('line', (line) => this.receive(line));
+    }
+    this.proc.on('error', () => this.die());
+    this.proc.on('close', () => this.die());
+    this.send({ op: 'init', needle, preload, scriptDir });
+  }
+
+  /** @param {object} message */
+  send(message) {
+    if (!this.dead) this.proc.stdin?.write(JSON.stringify(message) + '\n');
+  }
+
+  /** @param {string} line */
+  receive(line) {
+    /** @type {any} */
+    let message;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return; // not ours; the protocol channel is private, so this should not happen
+    }
+    if (message.event === 'ready') {
+      this.failedImports = message.failed.map((/** @type {[string, string]} */ [m, e]) => `${m} (${e})`);
+      this.onReady(true);
+      return;
+    }
+    const current = this.current;
+    if (!current || message.id !== current.id) return;
+    if (message.event === 'started') {
+      current.pid = message.pid;
+      trackGroup(current.pid);
+    } else if (message.event === 'done') {
+      const common = { stdoutTail: message.stdoutTail, stderrTail: message.stderrTail, ms: 0 };
+      if (message.error) {
+        current.finish(runResult({ ...common, outcome: 'crashed', error: message.error }));
+      } else if (message.killed) {
+        current.finish(runResult({ ...common, outcome: message.killed }));
+      } else {
+        current.finish(
+          runResult({
+            ...common,
+            found: message.found,
+            outcome: message.signal === null ? 'exited' : 'signaled',
+            exitCode: message.exitCode,
+            signal: signalName(message.signal),
+          }),
+        );
+      }
+    }
+  }
+
+  die() {
+    if (this.dead) return;
+    this.dead = true;
+    untrackGroup(this.proc.pid);
+    this.onReady(false);
+    if (this.current) {
+      killGroup(this.current.pid);
+      const why = this.stderr.text().trim().split('\n').slice(-3).join(' | ');
+      this.current.finish(
+        runResult({ outcome: 'crashed', error: `the Python worker died${why ? `: ${why}` : ''}`, ms: 0 }),
+      );
+    }
+  }
+
+  /** Kills the worker and the candidate it runs. */
+  kill() {
+    killGroup(this.current?.pid);
+    killGroup(this.proc.pid);
+  }
+
+  /**
+   * @param {string} file
+   * @param {AbortSignal | undefined} signal
+   * @returns {Promise<RunResult>}
+   */
+  run(file, signal) {
+    const start = performance.now();
+    return new Promise((resolve) => {
+      const id = ++this.seq;
+      const onAbort = () => this.send({ op: 'cancel', id });
+      // The worker enforces the timeout; this only catches a worker that stopped answering.
+      const fallback = setTimeout(() => {
+        this.kill();
+        finish(runResult({ outcome: 'timeout', ms: 0 }));
+      }, this.timeoutMs + GRACE_MS);
+      const finish = (/** @type {RunResult} */ result) => {
+        if (this.current?.id !== id) return;
+        untrackGroup(this.current.pid);
+        this.current = undefined;
+        clearTimeout(fallback);
+        signal?.removeEventListener('abort', onAbort);
+        resolve({ ...result, ms: performance.now() - start });
+      };
+      this.current = { id, finish };
+      this.send({ op: 'run', id, path: file, timeout: this.timeoutMs / 1000 });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort();
+    });
+  }
+
+  /** Asks the worker to exit (it kills a running candidate first); kills it if it does not. */
+  async close() {
+    if (this.dead) return;
+    const exited = new Promise((resolve) => this.proc.once('close', resolve));
+    if (this.current) this.send({ op: 'cancel', id: this.current.id });
+    this.proc.stdin?.end();
+    const timer = setTimeout(() => this.kill(), EXIT_WAIT_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+export class RunnerBackend {
+  /**
+   * @param {object} options
+   * @param {import('../python.js').Workspace} options.workspace
+   * @param {string} options.needle the message that makes a run interesting
+   * @param {number} options.timeoutMs
+   * @param {number} options.jobs
+   * @param {string[]} [options.preload] modules every worker imports once
+   * @param {(message: string) => void} [options.onWarning]
+   */
+  constructor({ workspace, needle, timeoutMs, jobs, preload = [], onWarning }) {
+    this.name = 'runner';
+    this.workspace = workspace;
+    this.needle = needle;
+    this.timeoutMs = timeoutMs;
+    this.preload = preload;
+    this.onWarning = onWarning ?? (() => {});
+    this.slots = new Slots(jobs);
+    /** @type {(Worker | undefined)[]} */
+    this.workers = new Array(jobs).fill(undefined);
+    this.warnedImports = false;
+    this.closed = false;
+  }
+
+  /**
+   * Runs one program in a fresh fork of a warm worker.
+   * @param {string} source
+   * @param {{ signal?: AbortSignal }} [options] aborting kills the run (outcome `cancelled`)
+   * @returns {Promise<RunResult>}
+   */
+  async run(source, { signal } = {}) {
+    const slot = await this.slots.acquire();
+    try {
+      if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
+      const file = this.workspace.file(slot);
+      await fs.writeFile(file, source);
+      const worker = await this.worker(slot);
+      if (!worker) {
+        return runResult({ outcome: 'crashed', error: 'the Python worker did not start', ms: 0 });
+      }
+      return await worker.run(file, signal);
+    } finally {
+      this.slots.release(slot);
+    }
+  }
+
+  /**
+   * The live worker of a slot, started (or replaced) as needed.
+   * @param {number} slot
+   * @returns {Promise<Worker | undefined>}
+   */
+  async worker(slot) {
+    const existing = this.workers[slot];
+    if (existing && !existing.dead) return existing;
+    for (;;) {
+      const worker = new Worker({
+        workspace: this.workspace,
+        needle: this.needle,
+        preload: this.preload,
+        scriptDir: path.dirname(this.workspace.file(slot)),
+        timeoutMs: this.timeoutMs,
+      });
+      this.workers[slot] = worker;
+      if (await worker.ready) {
+        if (worker.failedImports.length && !this.warnedImports) {
+          this.warnedImports = true;
+          this.onWarning(`not preloaded (import failed): ${worker.failedImports.join(', ')}`);
+        }
+        return worker;
+      }
+      if (!this.preload.length) return undefined;
+      // An import crashed or hung the worker: go on without preloading.
+      this.onWarning('the Python worker did not start with preloaded modules; preloading is off');
+      this.preload = [];
+    }
+  }
+
+  /** Stops every worker and the candidates they run. */
+  async close() {
+    this.closed = true;
+    await Promise.all(this.workers.map((w) => w?.close()));
+  }
+}

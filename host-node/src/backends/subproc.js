@@ -1,0 +1,141 @@
+// The subproc backend: a fresh `python3 FILE` per candidate, in its own process
+// group so a timeout or a cancel kills everything it started.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import { Capture, killGroup, trackGroup, untrackGroup } from './capture.js';
+import { runResult } from './result.js';
+import { Slots } from './slots.js';
+
+/** After the candidate exits, how long a process it left holding its pipes may keep them. */
+const DRAIN_MS = 500;
+
+/** @typedef {import('./result.js').RunResult} RunResult */
+
+export class SubprocBackend {
+  /**
+   * @param {object} options
+   * @param {import('../python.js').Workspace} options.workspace
+   * @param {string} options.needle the message that makes a run interesting
+   * @param {number} options.timeoutMs
+   * @param {number} options.jobs
+   */
+  constructor({ workspace, needle, timeoutMs, jobs }) {
+    this.name = 'subproc';
+    this.workspace = workspace;
+    this.needle = Buffer.from(needle, 'utf8');
+    this.timeoutMs = timeoutMs;
+    this.slots = new Slots(jobs);
+    /** Process groups running now, killed by close(). */
+    this.running = new Set();
+  }
+
+  /**
+   * Runs one program.
+   * @param {string} source
+   * @param {{ signal?: AbortSignal }} [options] aborting kills the run (outcome `cancelled`)
+   * @returns {Promise<RunResult>}
+   */
+  async run(source, { signal } = {}) {
+    const slot = await this.slots.acquire();
+    try {
+      const file = this.workspace.file(slot);
+      await fs.writeFile(file, source);
+      return await this.spawn(file, signal);
+    } finally {
+      this.slots.release(slot);
+    }
+  }
+
+  /**
+   * @param {string} file
+   * @param {AbortSignal | undefined} signal
+   * @returns {Promise<RunResult>}
+   */
+  spawn(file, signal) {
+    const start = performance.now();
+    const out = new Capture(this.needle);
+    const err = new Capture(this.needle);
+    return new Promise((resolve) => {
+      if (signal?.aborted) {
+        resolve(runResult({ outcome: 'cancelled', ms: 0 }));
+        return;
+      }
+      const child = spawn(this.workspace.python, [file], {
+        cwd: this.workspace.cwd,
+        env: this.workspace.env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const pgid = child.pid;
+      if (pgid) this.running.add(pgid);
+      trackGroup(pgid);
+      /** @type {'timeout' | 'cancelled' | undefined} */
+      let killed;
+      /** @type {{ code: number | null, signal: NodeJS.Signals | null } | undefined} */
+      let status;
+      /** @type {string | undefined} */
+      let error;
+      let settled = false;
+      const kill = (/** @type {'timeout' | 'cancelled'} */ why) => {
+        if (status || killed) return;
+        killed = why;
+        killGroup(pgid);
+      };
+      const onAbort = () => kill('cancelled');
+      const timer = setTimeout(() => kill('timeout'), this.timeoutMs);
+      /** @type {NodeJS.Timeout | undefined} */
+      let drainTimer;
+      signal?.addEventListener('abort', onAbort, { once: true });
+
+      const finish = () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        clearTimeout(drainTimer);
+        signal?.removeEventListener('abort', onAbort);
+        if (pgid) this.running.delete(pgid);
+        untrackGroup(pgid);
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        const ms = performance.now() - start;
+        const common = { ms, stdoutTail: out.text(), stderrTail: err.text() };
+        if (error) {
+          resolve(runResult({ ...common, outcome: 'crashed', error }));
+        } else if (killed) {
+          resolve(runResult({ ...common, outcome: killed }));
+        } else {
+          resolve(
+            runResult({
+              ...common,
+              found: out.found || err.found,
+              outcome: status?.signal ? 'signaled' : 'exited',
+              exitCode: status?.code ?? null,
+              signal: status?.signal ?? null,
+            }),
+          );
+        }
+      };
+
+      child.stdout?.on('data', (chunk) => out.feed(chunk));
+      child.stderr?.on('data', (chunk) => err.feed(chunk));
+      child.on('error', (e) => {
+        error = `cannot run ${this.workspace.python}: ${e.message}`;
+        finish();
+      });
+      child.on('exit', (code, sig) => {
+        status = { code, signal: sig };
+        // Whatever the candidate left running in its group goes too.
+        killGroup(pgid);
+        drainTimer = setTimeout(finish, DRAIN_MS);
+      });
+      child.on('close', finish);
+    });
+  }
+
+  /** Kills every run in progress. */
+  async close() {
+    for (const pgid of this.running) killGroup(pgid);
+    this.running.clear();
+  }
+}

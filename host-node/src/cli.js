@@ -1,0 +1,283 @@
+// The `autodd` command: parses arguments, calls reducePython(), reports progress
+// and the summary, and turns user mistakes into one `autodd: error: …` line.
+// Exit status: 0 done, 1 the program does not reproduce, 2 bad usage or input,
+// 130 interrupted.
+
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { AutoddError } from './errors.js';
+import { checkOutput, writeAtomic } from './files.js';
+import { clock, countLines, percent, ProgressReporter, size } from './progress.js';
+import { reducePython } from './reduce-python.js';
+
+const HELP = `Usage: autodd SOURCE --err-msg MSG -o OUTPUT [options]
+
+Reduces the Python program SOURCE to the smallest program whose output (stdout or
+stderr) still contains MSG, and writes it to OUTPUT. OUTPUT always holds the
+smallest program found so far that reproduced, even if autodd is interrupted.
+
+Options:
+  --err-msg MSG        the text that shows the failure (case-sensitive)
+  -o, --output FILE    where to write the reduced program
+  --backend NAME       runner (default: warm forked Python workers) or subproc
+                       (a fresh python3 per candidate)
+  --timeout SEC        per-candidate time limit in seconds (default 60)
+  -j, --jobs N         candidates run at once (default 1)
+  --python PATH        Python interpreter (default python3)
+  --keep-freeze        keep freeze markers (__freeze__) in the result
+  --no-preload         runner: do not import the program's modules in advance
+  --report FILE        write statistics, timings and accepted steps as JSON
+  --quiet              print only errors and warnings
+  -h, --help           show this help
+  -V, --version        show the version
+
+Code marked \`# autodd: freeze\`, between \`# autodd: freeze-start\` and
+\`# autodd: end-freeze\`, under \`with __freeze__:\` or inside \`__freeze__(...)\` is never
+changed. Import the marker with \`from autodd import __freeze__\`.
+`;
+
+const OPTIONS = /** @type {const} */ ({
+  'err-msg': { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  backend: { type: 'string' },
+  timeout: { type: 'string' },
+  jobs: { type: 'string', short: 'j' },
+  python: { type: 'string' },
+  'keep-freeze': { type: 'boolean' },
+  'no-preload': { type: 'boolean' },
+  report: { type: 'string' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+});
+
+/**
+ * @typedef {object} CliArgs
+ * @property {string} source
+ * @property {string} errMsg
+ * @property {string} output
+ * @property {'runner' | 'subproc'} backend
+ * @property {number} timeout
+ * @property {number} jobs
+ * @property {string} python
+ * @property {boolean} keepFreeze
+ * @property {boolean} preload
+ * @property {string} [report]
+ * @property {boolean} quiet
+ */
+
+/**
+ * @param {string[]} argv
+ * @returns {CliArgs | 'help' | 'version'}
+ */
+export function parseCli(argv) {
+  /** @type {ReturnType<typeof parseArgs<{ options: typeof OPTIONS, allowPositionals: true }>>} */
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new AutoddError('usage', /** @type {Error} */ (err).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (values.version) return 'version';
+  if (positionals.length === 0) throw new AutoddError('usage', 'missing SOURCE (the program to reduce)');
+  if (positionals.length > 1) {
+    throw new AutoddError(
+      'usage',
+      `expected one SOURCE, got ${positionals.length}: ${positionals.join(' ')}`,
+    );
+  }
+  if (values['err-msg'] === undefined) throw new AutoddError('usage', 'missing --err-msg MSG');
+  if (values['err-msg'] === '') throw new AutoddError('usage', '--err-msg must not be empty');
+  if (values.output === undefined || values.output === '') {
+    throw new AutoddError('usage', 'missing -o OUTPUT');
+  }
+  const backend = values.backend ?? 'runner';
+  if (backend !== 'runner' && backend !== 'subproc') {
+    throw new AutoddError('usage', `--backend must be runner or subproc, not '${backend}'`);
+  }
+  return {
+    source: positionals[0],
+    errMsg: values['err-msg'],
+    output: values.output,
+    backend,
+    timeout: number('--timeout', values.timeout, 60, false),
+    jobs: number('-j', values.jobs, 1, true),
+    python: values.python ?? 'python3',
+    keepFreeze: Boolean(values['keep-freeze']),
+    preload: !values['no-preload'],
+    report: values.report,
+    quiet: Boolean(values.quiet),
+  };
+}
+
+/**
+ * @param {string} name
+ * @param {string | undefined} text
+ * @param {number} fallback
+ * @param {boolean} integer
+ */
+function number(name, text, fallback, integer) {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  const ok =
+    text.trim() !== '' && Number.isFinite(value) && value > 0 && (!integer || Number.isInteger(value));
+  if (!ok) {
+    const what = integer ? 'a positive integer' : 'a positive number of seconds';
+    throw new AutoddError('usage', `${name} must be ${what}, not '${text}'`);
+  }
+  return value;
+}
+
+function version() {
+  const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  return String(pkg.version);
+}
+
+/**
+ * Runs the command; resolves to the exit status.
+ * @param {string[]} argv
+ * @returns {Promise<number>}
+ */
+export async function main(argv) {
+  const stderr = process.stderr;
+  /** @type {CliArgs} */
+  let args;
+  try {
+    const parsed = parseCli(argv);
+    if (parsed === 'help') {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    if (parsed === 'version') {
+      process.stdout.write(`autodd ${version()}\n`);
+      return 0;
+    }
+    args = parsed;
+  } catch (err) {
+    return fail(err);
+  }
+
+  const reporter = new ProgressReporter({ stream: stderr, quiet: args.quiet });
+  const controller = new AbortController();
+  let signals = 0;
+  const onSignal = () => {
+    signals += 1;
+    if (signals === 1) {
+      reporter.note('interrupted: stopping the runs in progress');
+      controller.abort();
+    } else {
+      // A second interrupt: stop waiting (the exit handler kills every process group
+      // still running). OUTPUT is only ever replaced whole, so it is still valid.
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    if (args.report) checkOutput(args.report, args.source);
+    const result = await reducePython({
+      file: args.source,
+      errMsg: args.errMsg,
+      output: args.output,
+      backend: args.backend,
+      timeout: args.timeout,
+      jobs: args.jobs,
+      python: args.python,
+      preload: args.preload,
+      keepFreeze: args.keepFreeze,
+      signal: controller.signal,
+      onPhase: (phase) => reporter.setPhase(phase),
+      onProgress: (progress) => reporter.update(progress),
+      onWarning: (message) => reporter.note(`warning: ${message}`),
+    });
+    reporter.finish();
+    if (!args.quiet) summarize(result, args);
+    if (args.report) await writeReport(args, result);
+    return result.interrupted ? 130 : 0;
+  } catch (err) {
+    reporter.finish();
+    if (err instanceof AutoddError && err.code === 'syntax-error') {
+      return fail(new AutoddError(err.code, `${args.source}: ${err.message}`));
+    }
+    return fail(err);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/**
+ * Prints a user error on one line (plus its details) and gives its exit status.
+ * Anything that is not an AutoddError is a bug in autodd: it keeps its stack trace.
+ * @param {unknown} err
+ */
+function fail(err) {
+  if (!(err instanceof AutoddError)) throw err;
+  const hint = err.code === 'usage' ? ' (see autodd --help)' : '';
+  process.stderr.write(`autodd: error: ${err.message}${hint}\n`);
+  if (err.details) process.stderr.write(`${err.details}\n`);
+  return err.code === 'not-reproduced' ? 1 : 2;
+}
+
+/**
+ * @param {import('./reduce-python.js').PythonReduceResult} result
+ * @param {CliArgs} args
+ */
+function summarize(result, args) {
+  const { stats, timings } = result;
+  const bytes = Buffer.byteLength(result.source);
+  const lines = countLines(result.source);
+  const out = (/** @type {string} */ line) => process.stderr.write(`autodd: ${line}\n`);
+  if (!result.checked) {
+    out(`interrupted before reducing; ${args.output} was not written`);
+    return;
+  }
+  out(
+    `${size(stats.originalBytes, stats.originalLines)} → ${size(bytes, lines)}` +
+      ` (${percent(bytes, stats.originalBytes)} of the bytes) in ${(timings.totalMs / 1000).toFixed(1)} s` +
+      (result.interrupted ? ' (interrupted)' : ''),
+  );
+  out(
+    `${result.tried} candidates run, ${stats.cacheHits} cache hits, ${stats.accepted} accepted` +
+      ` (reduce ${clock(timings.reduceMs)})`,
+  );
+  if (result.interrupted) {
+    out(`${args.output} holds the smallest program that reproduced before the interrupt`);
+  } else if (result.reproduced) {
+    out(
+      `wrote ${args.output}; it reproduces when run on its own` +
+        (result.freezeStripped ? ' (freeze markers removed)' : ''),
+    );
+  } else {
+    out(`wrote ${args.output}, but it did NOT reproduce when run once more: the failure may be flaky`);
+  }
+}
+
+/**
+ * @param {CliArgs} args
+ * @param {import('./reduce-python.js').PythonReduceResult} result
+ */
+async function writeReport(args, result) {
+  const report = {
+    autodd: version(),
+    source: args.source,
+    output: args.output,
+    errMsg: args.errMsg,
+    backend: args.backend,
+    jobs: args.jobs,
+    timeout: args.timeout,
+    interrupted: result.interrupted,
+    reproduced: result.reproduced,
+    freezeStripped: result.freezeStripped,
+    final: { bytes: Buffer.byteLength(result.source), lines: countLines(result.source) },
+    tried: result.tried,
+    stats: result.stats,
+    timings: result.timings,
+    steps: result.steps,
+    warnings: result.warnings,
+  };
+  await writeAtomic(args.report ?? '', `${JSON.stringify(report, null, 2)}\n`);
+}

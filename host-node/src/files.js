@@ -1,0 +1,106 @@
+// The files a reduction reads and writes: the program (checked before anything
+// runs) and the output, always replaced whole so it never holds half a program.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { AutoddError } from './errors.js';
+
+/**
+ * Reads a Python program, rejecting what cannot be one with a clear `bad-input` error.
+ * @param {string} file
+ * @returns {string}
+ */
+export function readSource(file) {
+  /** @type {Buffer} */
+  let bytes;
+  try {
+    if (fs.statSync(file).isDirectory()) {
+      throw new AutoddError('bad-input', `${file} is a directory, not a Python file`);
+    }
+    bytes = fs.readFileSync(file);
+  } catch (err) {
+    if (err instanceof AutoddError) throw err;
+    throw new AutoddError('bad-input', `cannot read ${file}: ${describeFsError(err)}`);
+  }
+  /** @type {string} */
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new AutoddError('bad-input', `${file} is not valid UTF-8 text`);
+  }
+  if (text.trim() === '') throw new AutoddError('bad-input', `${file} is empty`);
+  return text;
+}
+
+/**
+ * Checks before a reduction starts that OUTPUT can be written where it is asked for.
+ * @param {string} output
+ * @param {string} [source] the program's path: OUTPUT may not overwrite it
+ */
+export function checkOutput(output, source) {
+  const resolved = path.resolve(output);
+  if (source && resolved === path.resolve(source)) {
+    throw new AutoddError('bad-input', 'the output file must not be the source file');
+  }
+  let stat;
+  try {
+    stat = fs.statSync(resolved);
+  } catch {
+    stat = undefined;
+  }
+  if (stat?.isDirectory()) throw new AutoddError('bad-input', `${output} is a directory`);
+  const dir = path.dirname(resolved);
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw new AutoddError('bad-input', `cannot write ${output}: ${describeFsError(err)}`);
+  }
+}
+
+let tempCounter = 0;
+
+/**
+ * Replaces `file` with `text` atomically: a temp file in the same folder, synced, then
+ * renamed over it, so readers only ever see the old or the new program.
+ * @param {string} file
+ * @param {string} text
+ */
+export async function writeAtomic(file, text) {
+  const resolved = path.resolve(file);
+  const temp = path.join(
+    path.dirname(resolved),
+    `.${path.basename(resolved)}.autodd-${process.pid}-${tempCounter++}.tmp`,
+  );
+  const handle = await fs.promises.open(temp, 'w');
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } catch (err) {
+    await handle.close();
+    await fs.promises.rm(temp, { force: true });
+    throw err;
+  }
+  await handle.close();
+  try {
+    await fs.promises.rename(temp, resolved);
+  } catch (err) {
+    await fs.promises.rm(temp, { force: true });
+    throw err;
+  }
+}
+
+/** @param {unknown} err */
+function describeFsError(err) {
+  switch (/** @type {NodeJS.ErrnoException} */ (err).code) {
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory';
+    default:
+      return /** @type {Error} */ (err).message;
+  }
+}

@@ -1,0 +1,173 @@
+// The Python side of a reduction: finding a working interpreter, and the private
+// workspace every candidate runs in (temp folder, one folder per job, the
+// environment with the `__freeze__` modules on PYTHONPATH).
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AutoddError } from './errors.js';
+
+/** host-node/python: the worker and the `autodd` / `tilelang` stand-in packages. */
+export const PYTHON_DIR = fileURLToPath(new URL('../python/', import.meta.url));
+
+/**
+ * @typedef {object} PythonInfo
+ * @property {string} version e.g. `3.11.7`
+ * @property {string} executable the interpreter's real path (sys.executable)
+ * @property {boolean} hasTilelang a real `tilelang` is importable
+ * @property {boolean} hasAutodd a real `autodd` Python package is importable
+ */
+
+/** A Python that does not answer this simple question within this is not usable. */
+const PROBE_TIMEOUT_MS = 30_000;
+
+const PROBE = [
+  'import sys, importlib.util as u',
+  // `-c` puts the working directory first on sys.path; a script run does not.
+  'sys.path.pop(0)',
+  'print(sys.version.split()[0])',
+  "print(u.find_spec('tilelang') is not None)",
+  "print(u.find_spec('autodd') is not None)",
+  'print(sys.executable)',
+].join('\n');
+
+/**
+ * Checks that `python` runs and is Python 3. Throws `no-python` otherwise.
+ * @param {string} python
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv }} [options]
+ * @returns {Promise<PythonInfo>}
+ */
+export function probePython(python, options = {}) {
+  return new Promise((resolve, reject) => {
+    const fail = (/** @type {string} */ why) =>
+      reject(new AutoddError('no-python', `cannot run Python '${python}': ${why}`));
+    /** @type {import('node:child_process').ChildProcess} */
+    let child;
+    try {
+      child = spawn(python, ['-c', PROBE], {
+        cwd: options.cwd,
+        env: options.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (err) {
+      fail(/** @type {Error} */ (err).message);
+      return;
+    }
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
+    child.on('close', () => clearTimeout(timer));
+    child.on('error', () => clearTimeout(timer));
+    let out = '';
+    child.stdout?.on('data', (d) => (out += d));
+    child.stderr?.resume();
+    child.on('error', (err) => {
+      const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+      fail(code === 'ENOENT' ? 'not found' : code === 'EACCES' ? 'permission denied' : err.message);
+    });
+    child.on('close', (status) => {
+      const [version, tilelang, autodd, executable] = out.trim().split('\n');
+      if (status !== 0 || !version?.startsWith('3.')) {
+        fail('it does not look like Python 3');
+        return;
+      }
+      resolve({
+        version,
+        // Wrappers such as pyenv's shims cost a shell start per run; the resolved
+        // interpreter is the same one without it.
+        executable: executable || python,
+        hasTilelang: tilelang === 'True',
+        hasAutodd: autodd === 'True',
+      });
+    });
+  });
+}
+
+/**
+ * @typedef {object} WorkspaceOptions
+ * @property {string} python
+ * @property {number} jobs
+ * @property {string} [cwd] working directory of every run; the invoking one by default
+ * @property {string} [sourcePath] the original program: its folder goes on PYTHONPATH,
+ *   as `python3 SOURCE` would put it on sys.path, and its name is reused so tracebacks
+ *   name the same file
+ * @property {NodeJS.ProcessEnv} [env] the environment of the runs; this process's by default
+ */
+
+/**
+ * Where candidates run: a private temp folder, removed by `close()`.
+ */
+export class Workspace {
+  /**
+   * Checks the interpreter (throws `no-python`), then makes the folder.
+   * @param {WorkspaceOptions} options
+   */
+  static async create(options) {
+    const base = options.env ?? process.env;
+    const sourceDir = options.sourcePath && path.dirname(path.resolve(options.sourcePath));
+    const env = { ...base, PYTHONPATH: joinPath([sourceDir, base.PYTHONPATH]) };
+    const info = await probePython(options.python, { cwd: options.cwd, env });
+    return new Workspace({ ...options, info });
+  }
+
+  /** @param {WorkspaceOptions & { info: PythonInfo }} options */
+  constructor({ python, info, jobs, cwd, sourcePath, env }) {
+    /** The interpreter every run uses. */
+    this.python = info.executable || python;
+    this.info = info;
+    this.cwd = cwd ?? process.cwd();
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'autodd-'));
+    this.fileName = sourcePath ? path.basename(sourcePath) : 'candidate.py';
+    /** One folder per job, so concurrent candidates never share a file. */
+    this.jobDirs = Array.from({ length: jobs }, (_, i) => {
+      const dir = path.join(this.dir, `job${i}`);
+      fs.mkdirSync(dir);
+      return dir;
+    });
+    // Only the stand-ins that are not installed for real: a real tilelang must win.
+    const shims = path.join(this.dir, 'pythonpath');
+    fs.mkdirSync(shims);
+    if (!info.hasAutodd) fs.symlinkSync(path.join(PYTHON_DIR, 'autodd'), path.join(shims, 'autodd'));
+    if (!info.hasTilelang) {
+      fs.symlinkSync(path.join(PYTHON_DIR, 'tilelang'), path.join(shims, 'tilelang'));
+    }
+    const base = env ?? process.env;
+    const pythonPath = [shims, sourcePath && path.dirname(path.resolve(sourcePath)), base.PYTHONPATH];
+    /** @type {NodeJS.ProcessEnv} */
+    this.env = {
+      ...base,
+      PYTHONPATH: joinPath(pythonPath),
+      // glibc writes fatal messages (e.g. `free(): invalid pointer`) to the tty otherwise.
+      LIBC_FATAL_STDERR_: '1',
+    };
+    this.closed = false;
+    openWorkspaces.add(this);
+  }
+
+  /**
+   * The file a candidate of job `slot` runs from.
+   * @param {number} slot
+   */
+  file(slot) {
+    return path.join(this.jobDirs[slot], this.fileName);
+  }
+
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    openWorkspaces.delete(this);
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** @type {Set<Workspace>} */
+const openWorkspaces = new Set();
+// An exit that skipped cleanup (a second Ctrl-C) still leaves no temp folder behind.
+process.on('exit', () => {
+  for (const workspace of openWorkspaces) workspace.close();
+});
+
+/** @param {(string | undefined)[]} dirs */
+function joinPath(dirs) {
+  return dirs.filter(Boolean).join(path.delimiter);
+}

@@ -1,0 +1,233 @@
+// `reducePython()`: what the CLI calls. Checks that the program reproduces, drives
+// the engine with a Python backend deciding "interesting" (MSG in stdout or stderr),
+// keeps OUTPUT up to date, then strips the freeze markers and confirms the result
+// in a fresh `python3` process.
+
+import { BACKENDS, createBackend } from './backends/index.js';
+import { SubprocBackend } from './backends/subproc.js';
+import { loadEngine } from './engine.js';
+import { AutoddError, fromEngine } from './errors.js';
+import { checkOutput, readSource, writeAtomic } from './files.js';
+import { Workspace } from './python.js';
+import { checkJobs, createReducer, drive } from './reduce.js';
+
+/** @typedef {import('./reduce.js').Progress} Progress */
+/** @typedef {import('./reduce.js').AcceptedStep} AcceptedStep */
+/** @typedef {import('./backends/result.js').RunResult} RunResult */
+
+/**
+ * @typedef {object} PythonReduceOptions
+ * @property {string} [file] the program to reduce (or give `source`)
+ * @property {string} [source] the program's text (or give `file`)
+ * @property {string} errMsg the failure: a run is interesting iff this text occurs
+ *   (case-sensitively) in its stdout or stderr
+ * @property {string} [output] file kept holding the smallest program found so far
+ * @property {import('./backends/index.js').BackendName} [backend] `runner` (default) or `subproc`
+ * @property {number} [timeout] seconds per run (default 60)
+ * @property {number} [jobs] runs at once (default 1)
+ * @property {string} [python] interpreter (default `python3`)
+ * @property {boolean} [preload] runner: import the program's modules once (default true)
+ * @property {boolean} [keepFreeze] keep freeze markers in the result (default false)
+ * @property {string} [cwd] working directory of every run (default: this process's)
+ * @property {NodeJS.ProcessEnv} [env] environment of every run (default: this process's)
+ * @property {(progress: Progress) => void} [onProgress]
+ * @property {(message: string) => void} [onWarning]
+ * @property {(phase: 'check' | 'reduce' | 'finish') => void} [onPhase]
+ * @property {AbortSignal} [signal] stops the reduction; OUTPUT keeps the best so far
+ */
+
+/**
+ * @typedef {object} PythonReduceResult
+ * @property {string} source the result (what OUTPUT holds)
+ * @property {import('./reduce.js').Stats} stats
+ * @property {number} tried
+ * @property {AcceptedStep[]} steps
+ * @property {boolean} interrupted
+ * @property {boolean} checked whether the original was run and reproduced (OUTPUT is
+ *   only written after that)
+ * @property {boolean | null} reproduced whether the result reproduced when run once more
+ *   in a fresh process (null when interrupted)
+ * @property {boolean} freezeStripped whether the freeze markers were removed
+ * @property {{ checkMs: number, reduceMs: number, finishMs: number, totalMs: number }} timings
+ * @property {string[]} warnings
+ */
+
+/**
+ * Reduces a Python program to the smallest one whose output still contains `errMsg`.
+ * @param {PythonReduceOptions} options
+ * @returns {Promise<PythonReduceResult>}
+ */
+export async function reducePython(options) {
+  const t0 = performance.now();
+  const { errMsg, output, signal, onProgress, onPhase } = options;
+  if (typeof errMsg !== 'string' || errMsg === '') {
+    // An empty message occurs in every output: everything would reduce to nothing.
+    throw new AutoddError('usage', 'the error message must not be empty');
+  }
+  const backendName = options.backend ?? 'runner';
+  if (!BACKENDS.includes(backendName)) {
+    throw new AutoddError('usage', `unknown backend '${backendName}' (use ${BACKENDS.join(' or ')})`);
+  }
+  const timeout = options.timeout ?? 60;
+  if (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)) {
+    throw new AutoddError('usage', `the timeout must be a positive number of seconds, not ${timeout}`);
+  }
+  const jobs = checkJobs(options.jobs);
+  if ((options.file === undefined) === (options.source === undefined)) {
+    throw new AutoddError('usage', 'give exactly one of file and source');
+  }
+  const source = options.file !== undefined ? readSource(options.file) : String(options.source);
+  if (output) checkOutput(output, options.file);
+
+  /** @type {string[]} */
+  const warnings = [];
+  const warn = (/** @type {string} */ message) => {
+    warnings.push(message);
+    options.onWarning?.(message);
+  };
+
+  const timings = { checkMs: 0, reduceMs: 0, finishMs: 0, totalMs: 0 };
+  const engine = loadEngine();
+  const reducer = createReducer(source);
+  /**
+   * @param {string} text
+   * @param {{ interrupted: boolean, checked?: boolean, reproduced?: boolean | null, stripped?: boolean }} how
+   * @param {import('./reduce.js').DriveResult} [driven]
+   * @returns {PythonReduceResult}
+   */
+  const finished = (text, { interrupted, checked = true, reproduced = null, stripped = false }, driven) => {
+    timings.totalMs = performance.now() - t0;
+    return {
+      source: text,
+      stats: driven?.stats ?? reducer.stats(),
+      tried: driven?.tried ?? 0,
+      steps: driven?.steps ?? [],
+      interrupted,
+      checked,
+      reproduced,
+      freezeStripped: stripped,
+      timings,
+      warnings,
+    };
+  };
+  try {
+    for (const message of reducer.warnings()) warn(message);
+    const workspace = await Workspace.create({
+      python: options.python ?? 'python3',
+      jobs,
+      cwd: options.cwd,
+      sourcePath: options.file,
+      env: options.env,
+    });
+    try {
+      const timeoutMs = timeout * 1000;
+      const backend = createBackend(backendName, {
+        workspace,
+        needle: errMsg,
+        timeoutMs,
+        jobs,
+        preload: options.preload === false ? [] : engineCall(() => engine.topLevelImports(source)),
+        onWarning: warn,
+      });
+      try {
+        onPhase?.('check');
+        const original = reducer.best();
+        const check = await backend.run(original, { signal });
+        const t1 = performance.now();
+        timings.checkMs = t1 - t0;
+        if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
+        if (!check.found) throw notReproduced(errMsg, check, timeout);
+        if (output) await writeAtomic(output, original);
+
+        onPhase?.('reduce');
+        const result = await drive(reducer, {
+          jobs,
+          signal,
+          onProgress,
+          evaluate: async (candidate, candidateSignal) =>
+            (await backend.run(candidate.source, { signal: candidateSignal })).found,
+          onAccept: output ? (best) => writeAtomic(output, best) : undefined,
+        });
+        const t2 = performance.now();
+        timings.reduceMs = t2 - t1;
+        if (result.interrupted || signal?.aborted) {
+          return finished(result.source, { interrupted: true }, result);
+        }
+
+        onPhase?.('finish');
+        let final = result.source;
+        let freezeStripped = false;
+        if (!options.keepFreeze) {
+          const stripped = engineCall(() => engine.stripFreeze(final));
+          if (stripped !== final) {
+            if ((await backend.run(stripped, { signal })).found) {
+              final = stripped;
+              freezeStripped = true;
+              if (output) await writeAtomic(output, final);
+            } else if (!signal?.aborted) {
+              warn('the result does not reproduce without its freeze markers; they are kept');
+            }
+          }
+        }
+        // The final word: a fresh process, as `python3 OUTPUT` would run it.
+        const confirmer = new SubprocBackend({ workspace, needle: errMsg, timeoutMs, jobs: 1 });
+        const confirm = await confirmer.run(final, { signal });
+        await confirmer.close();
+        timings.finishMs = performance.now() - t2;
+        const interrupted = Boolean(signal?.aborted);
+        const reproduced = interrupted ? null : confirm.found;
+        return finished(final, { interrupted, reproduced, stripped: freezeStripped }, result);
+      } finally {
+        await backend.close();
+      }
+    } finally {
+      workspace.close();
+    }
+  } finally {
+    reducer.free();
+  }
+}
+
+/**
+ * @template T
+ * @param {() => T} call
+ * @returns {T}
+ */
+function engineCall(call) {
+  try {
+    return call();
+  } catch (err) {
+    throw fromEngine(err);
+  }
+}
+
+/**
+ * @param {string} errMsg
+ * @param {RunResult} run
+ * @param {number} timeout
+ */
+function notReproduced(errMsg, run, timeout) {
+  const how = {
+    exited: `it exited with status ${run.exitCode}`,
+    signaled: `it was killed by ${run.signal}`,
+    timeout: `it did not finish within the ${timeout} s timeout`,
+    cancelled: 'it was cancelled',
+    crashed: `Python failed: ${run.error}`,
+  }[run.outcome];
+  const tail = (/** @type {string} */ text) =>
+    text.trim() === ''
+      ? '  (empty)'
+      : text
+          .trimEnd()
+          .split('\n')
+          .slice(-15)
+          .map((l) => `  ${l}`)
+          .join('\n');
+  return new AutoddError(
+    'not-reproduced',
+    `the original program does not reproduce: ${JSON.stringify(errMsg)} is not in its output (${how})`,
+    {
+      details: `stdout (last lines):\n${tail(run.stdoutTail)}\nstderr (last lines):\n${tail(run.stderrTail)}`,
+    },
+  );
+}

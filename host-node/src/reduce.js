@@ -1,0 +1,172 @@
+// The one driver of the wasm engine, shared by `reduce()` (a JS predicate),
+// `reducePython()` and the CLI: pull candidates, run up to `jobs` at once, report
+// verdicts, and cancel the candidates in flight once one of them is accepted
+// (they were made from a program that is no longer the best).
+
+import { AutoddError, fromEngine } from './errors.js';
+import { loadEngine } from './engine.js';
+
+/** @typedef {import('../pkg/autodd_wasm.js').Reducer} Reducer */
+/** @typedef {import('../pkg/autodd_wasm.js').Candidate} Candidate */
+/** @typedef {import('../pkg/autodd_wasm.js').Stats} Stats */
+/** @typedef {import('../pkg/autodd_wasm.js').ReducerOptions} ReducerOptions */
+
+/**
+ * A candidate that was accepted: the new best program.
+ * @typedef {object} AcceptedStep
+ * @property {number} id
+ * @property {string} phase
+ * @property {string[]} rewrites
+ * @property {number} sites
+ * @property {number} bytes size of the new best program
+ * @property {number} lines
+ * @property {number} elapsedMs since the reduction started
+ */
+
+/**
+ * @typedef {object} Progress
+ * @property {Stats} stats the engine's counters
+ * @property {number} tried candidates run to a verdict so far
+ * @property {number} elapsedMs
+ * @property {AcceptedStep} [accepted] set when this report accepted a candidate
+ */
+
+/**
+ * @typedef {object} DriveOptions
+ * @property {(candidate: Candidate, signal: AbortSignal) => Promise<boolean>} evaluate
+ *   whether a candidate is interesting; `signal` aborts when its verdict is no longer needed
+ * @property {number} jobs how many candidates run at once
+ * @property {(progress: Progress) => void} [onProgress] after each verdict
+ * @property {(best: string, step: AcceptedStep) => Promise<void> | void} [onAccept]
+ *   after each accepted candidate, before the next verdict is reported
+ * @property {AbortSignal} [signal] stops the reduction, keeping the best so far
+ */
+
+/**
+ * @typedef {object} DriveResult
+ * @property {string} source the best program
+ * @property {Stats} stats
+ * @property {number} tried
+ * @property {AcceptedStep[]} steps
+ * @property {boolean} interrupted `signal` stopped the reduction before it was done
+ */
+
+/**
+ * A reducer for `source`; engine errors (a syntax error, an empty program) become
+ * `AutoddError`s.
+ * @param {string} source
+ * @param {ReducerOptions} [options]
+ * @returns {Reducer}
+ */
+export function createReducer(source, options) {
+  const { Reducer } = loadEngine();
+  try {
+    return new Reducer(source, options);
+  } catch (err) {
+    throw fromEngine(err);
+  }
+}
+
+/**
+ * Runs a reduction to its end (or until `signal` aborts).
+ * @param {Reducer} reducer
+ * @param {DriveOptions} options
+ * @returns {Promise<DriveResult>}
+ */
+export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, signal }) {
+  const started = performance.now();
+  /**
+   * @typedef {{ candidate: Candidate, verdict?: boolean, error?: unknown }} Settled
+   * @type {Map<number, { controller: AbortController, settled: Promise<Settled>, stale: boolean }>}
+   */
+  const inflight = new Map();
+  /** @type {AcceptedStep[]} */
+  const steps = [];
+  let tried = 0;
+  const aborted = new Promise((resolve) => {
+    if (signal?.aborted) resolve(undefined);
+    signal?.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
+
+  const cancelAll = async () => {
+    for (const entry of inflight.values()) entry.controller.abort();
+    await Promise.all([...inflight.values()].map((entry) => entry.settled));
+    inflight.clear();
+  };
+
+  try {
+    while (!signal?.aborted) {
+      while (inflight.size < jobs) {
+        const candidate = reducer.nextCandidate();
+        if (!candidate) break;
+        const controller = new AbortController();
+        const settled = Promise.resolve()
+          .then(() => evaluate(candidate, controller.signal))
+          .then(
+            (verdict) => ({ candidate, verdict: verdict === true }),
+            (error) => ({ candidate, error }),
+          );
+        inflight.set(candidate.id, { controller, settled, stale: false });
+      }
+      // Nothing in flight and nothing to propose: the engine is done.
+      if (inflight.size === 0) break;
+
+      const settled = await Promise.race([aborted, ...[...inflight.values()].map((entry) => entry.settled)]);
+      if (!settled) break;
+      const { candidate, verdict, error } = settled;
+      const entry = inflight.get(candidate.id);
+      inflight.delete(candidate.id);
+      if (error !== undefined) throw error;
+      // A stale candidate was cancelled: its verdict means nothing.
+      if (entry?.stale) continue;
+
+      tried += 1;
+      const acceptedBefore = reducer.stats().accepted;
+      reducer.report(candidate.id, Boolean(verdict));
+      const stats = reducer.stats();
+      /** @type {Progress} */
+      const progress = { stats, tried, elapsedMs: performance.now() - started };
+      if (stats.accepted > acceptedBefore) {
+        for (const other of inflight.values()) {
+          other.stale = true;
+          other.controller.abort();
+        }
+        const step = {
+          id: candidate.id,
+          phase: candidate.phase,
+          rewrites: candidate.rewrites,
+          sites: candidate.sites,
+          bytes: stats.bestBytes,
+          lines: stats.bestLines,
+          elapsedMs: progress.elapsedMs,
+        };
+        steps.push(step);
+        progress.accepted = step;
+        await onAccept?.(reducer.best(), step);
+      }
+      onProgress?.(progress);
+    }
+  } finally {
+    await cancelAll();
+  }
+  return {
+    source: reducer.best(),
+    stats: reducer.stats(),
+    tried,
+    steps,
+    interrupted: Boolean(signal?.aborted) && !reducer.isDone(),
+  };
+}
+
+/**
+ * Validates the `jobs` option.
+ * @param {unknown} jobs
+ * @returns {number}
+ */
+export function checkJobs(jobs) {
+  if (jobs === undefined) return 1;
+  if (typeof jobs !== 'number' || !Number.isInteger(jobs) || jobs < 1) {
+    throw new AutoddError('usage', `jobs must be a positive integer, not ${String(jobs)}`);
+  }
+  return jobs;
+}

@@ -1,0 +1,114 @@
+// The JS API: `reduce()` with a JS predicate and `reducePython()` without the CLI.
+// Needs the wasm engine: run scripts/build-wasm.sh nodejs first.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AutoddError, reduce, reducePython } from '../src/index.js';
+import { HAVE_ENGINE } from './helpers.js';
+
+const skip = HAVE_ENGINE ? false : 'the wasm engine is not built (scripts/build-wasm.sh nodejs)';
+
+const PROGRAM = `import math
+
+def area(r):
+    return math.pi * r * r
+
+def describe(shape):
+    print("shape", shape)
+
+values = [area(r) for r in range(5)]
+describe("circle")
+total = sum(values)
+print("needle", total)
+`;
+
+describe('reduce()', { skip }, () => {
+  test('reduces with a JS predicate', async () => {
+    /** @type {import('../src/reduce.js').Progress[]} */
+    const progress = [];
+    const seen = new Set();
+    const result = await reduce({
+      source: PROGRAM,
+      isInteresting: async (candidate) => {
+        seen.add(candidate);
+        return candidate.includes('"needle"') || candidate.includes("'needle'");
+      },
+      onProgress: (p) => progress.push(p),
+    });
+    assert.match(result.source, /needle/);
+    assert.ok(result.source.length < PROGRAM.length / 3, result.source);
+    assert.equal(result.interrupted, false);
+    assert.equal(result.stats.bestBytes, Buffer.byteLength(result.source));
+    assert.ok(progress.length > 0);
+    assert.ok(seen.size > 1);
+  });
+
+  test('runs candidates concurrently with jobs', async () => {
+    let running = 0;
+    let most = 0;
+    const result = await reduce({
+      source: PROGRAM,
+      jobs: 3,
+      isInteresting: async (candidate) => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running -= 1;
+        return candidate.includes('needle');
+      },
+    });
+    assert.match(result.source, /needle/);
+    assert.ok(most > 1, 'more than one candidate was in flight');
+  });
+
+  test('refuses a predicate that rejects the original', async () => {
+    await assert.rejects(
+      reduce({ source: PROGRAM, isInteresting: async () => false }),
+      (err) => err instanceof AutoddError && err.code === 'not-reproduced',
+    );
+  });
+
+  test('reports a syntax error with its position', async () => {
+    await assert.rejects(
+      reduce({ source: 'x = (\n', isInteresting: async () => true }),
+      (err) => err instanceof AutoddError && err.code === 'syntax-error' && typeof err.line === 'number',
+    );
+  });
+
+  test('stops on abort and returns the best so far', async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const result = await reduce({
+      source: PROGRAM,
+      signal: controller.signal,
+      isInteresting: async (candidate) => {
+        calls += 1;
+        if (calls === 3) controller.abort();
+        return candidate.includes('needle');
+      },
+    });
+    assert.match(result.source, /needle/);
+    assert.ok(calls <= 4);
+  });
+});
+
+describe('reducePython()', { skip }, () => {
+  test('reduces a source string with the runner backend', async () => {
+    const result = await reducePython({
+      source: PROGRAM,
+      errMsg: 'needle',
+      timeout: 5,
+    });
+    assert.equal(result.reproduced, true);
+    assert.match(result.source, /needle/);
+    assert.ok(result.source.length < PROGRAM.length / 3, result.source);
+    assert.equal(result.checked, true);
+  });
+
+  test('refuses an empty errMsg', async () => {
+    await assert.rejects(
+      reducePython({ source: PROGRAM, errMsg: '' }),
+      (err) => err instanceof AutoddError && err.code === 'usage',
+    );
+  });
+});

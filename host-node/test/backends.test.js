@@ -1,0 +1,195 @@
+// The backends on their own, against real python3: what makes a run interesting,
+// timeouts, crashes, isolation, cancellation. No wasm engine needed.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Capture, TAIL_BYTES } from '../src/backends/capture.js';
+import { createBackend } from '../src/backends/index.js';
+import { Workspace } from '../src/python.js';
+import { BACKENDS, fixture, processesWithMark } from './helpers.js';
+
+describe('Capture', () => {
+  test('finds a needle split across chunks', () => {
+    const c = new Capture(Buffer.from('shape check failed'));
+    c.feed(Buffer.from('xx shape ch'));
+    assert.equal(c.found, false);
+    c.feed(Buffer.from('eck fail'));
+    c.feed(Buffer.from('ed yy'));
+    assert.equal(c.found, true);
+  });
+
+  test('keeps only a bounded tail', () => {
+    const c = new Capture(Buffer.from('needle'));
+    for (let i = 0; i < 1000; i++) c.feed(Buffer.alloc(1000, 'a'));
+    assert.equal(c.tail.length, TAIL_BYTES);
+    assert.ok(c.carry.length <= 5);
+    assert.equal(c.found, false);
+  });
+});
+
+for (const name of BACKENDS) {
+  describe(`${name} backend`, () => {
+    const MSG = 'BOOM-42';
+    /** @type {Workspace} */
+    let workspace;
+    /** @type {import('../src/backends/index.js').Backend} */
+    let backend;
+    const warnings = /** @type {string[]} */ ([]);
+
+    before(async () => {
+      workspace = await Workspace.create({
+        python: 'python3',
+        jobs: 2,
+        cwd: fixture({ 'data.txt': 'cwd-ok' }),
+      });
+      backend = createBackend(name, {
+        workspace,
+        needle: MSG,
+        timeoutMs: 1500,
+        jobs: 2,
+        preload: ['json', 'no_such_module_for_autodd'],
+        onWarning: (m) => warnings.push(m),
+      });
+    });
+    after(async () => {
+      await backend.close();
+      workspace.close();
+    });
+
+    /** @param {string} source */
+    const run = (source) => backend.run(source);
+
+    test('MSG on stdout or stderr, any exit status', async () => {
+      assert.equal((await run(`print("${MSG}")`)).found, true);
+      const r = await run(`import sys\nprint("${MSG}", file=sys.stderr)\nsys.exit(3)`);
+      assert.equal(r.found, true);
+      assert.equal(r.exitCode, 3);
+      assert.equal((await run('print("boom-42")')).found, false, 'matching is case-sensitive');
+    });
+
+    test('an uncaught exception prints a normal traceback', async () => {
+      const r = await run(`def f():\n    raise ValueError("${MSG}")\nf()\n`);
+      assert.equal(r.found, true);
+      assert.equal(r.exitCode, 1);
+      assert.match(
+        r.stderrTail,
+        /^Traceback \(most recent call last\):\n {2}File "[^"]+", line 3, in <module>/,
+      );
+      assert.doesNotMatch(r.stderrTail, /autodd_worker|runpy/);
+    });
+
+    test('runs as __main__ in the invoking directory', async () => {
+      const r = await run(`if __name__ == "__main__":\n    print(open("data.txt").read(), "${MSG}")`);
+      assert.equal(r.found, true, r.stderrTail);
+      assert.match(r.stdoutTail, /cwd-ok/);
+    });
+
+    test('sees text written with os.write(2, ...)', async () => {
+      const r = await run(`import os\nos.write(2, b"${MSG}")`);
+      assert.equal(r.found, true);
+    });
+
+    test('an infinite loop times out, and the next run works', async () => {
+      const r = await run(`print("${MSG}", flush=True)\nwhile True:\n    pass`);
+      assert.equal(r.outcome, 'timeout');
+      assert.equal(r.found, false, 'a timeout is never interesting');
+      assert.equal((await run(`print("${MSG}")`)).found, true);
+    });
+
+    test('endless printing is cut off by the timeout with bounded output', async () => {
+      const r = await run('while True:\n    print("x" * 10000)');
+      assert.equal(r.outcome, 'timeout');
+      assert.ok(r.stdoutTail.length <= 4096);
+    });
+
+    test('a candidate that exits abruptly or segfaults does not stop the next', async () => {
+      const exit = await run(`import os\nprint("${MSG}", flush=True)\nos._exit(7)`);
+      assert.equal(exit.found, true);
+      assert.equal(exit.exitCode, 7);
+      const segv = await run('import ctypes\nctypes.string_at(0)');
+      assert.equal(segv.outcome, 'signaled');
+      assert.equal(segv.signal, 'SIGSEGV');
+      assert.equal((await run(`print("${MSG}")`)).found, true);
+    });
+
+    test('a candidate that kills its own process group does not stop the next', async () => {
+      const r = await run('import os, signal\nos.killpg(0, signal.SIGKILL)');
+      assert.equal(r.found, false);
+      assert.equal((await run(`print("${MSG}")`)).found, true);
+    });
+
+    test('state set by one candidate is not seen by the next', async () => {
+      await run(
+        'import os, json\nos.environ["AUTODD_LEAK"] = "1"\njson.LEAK = 1\nimport sys\nsys.modules["leak_mod"] = json',
+      );
+      const r = await run(
+        `import os, sys, json\nif "AUTODD_LEAK" not in os.environ and not hasattr(json, "LEAK") and "leak_mod" not in sys.modules:\n    print("${MSG}")`,
+      );
+      assert.equal(r.found, true);
+    });
+
+    test('__freeze__ imports from autodd and tilelang.autodd', async () => {
+      const r = await run(
+        [
+          'from autodd import __freeze__',
+          'from tilelang.autodd import __freeze__ as f2',
+          'with __freeze__:',
+          '    x = f2(40) + __freeze__(2)',
+          `print("${MSG}", x)`,
+        ].join('\n'),
+      );
+      assert.equal(r.found, true, r.stderrTail);
+      assert.match(r.stdoutTail, /BOOM-42 42/);
+    });
+
+    test('aborting cancels a run and kills what it started', async () => {
+      const controller = new AbortController();
+      const pending = backend.run(
+        `import subprocess, sys\nsubprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])\nprint("${MSG}", flush=True)\nwhile True:\n    pass`,
+        { signal: controller.signal },
+      );
+      setTimeout(() => controller.abort(), 300);
+      const r = await pending;
+      assert.equal(r.outcome, 'cancelled');
+      assert.equal(r.found, false);
+    });
+
+    test('processes a candidate leaves behind are killed', async () => {
+      const mark = `leftover-${name}-${process.pid}`;
+      const r = await run(
+        `import os, subprocess, sys\nenv = dict(os.environ, AUTODD_TEST_MARK="${mark}")\nsubprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env)\nprint("${MSG}")`,
+      );
+      assert.equal(r.found, true);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(processesWithMark(mark), []);
+    });
+
+    test('runs two candidates at once', async () => {
+      const t0 = performance.now();
+      const [a, b] = await Promise.all([
+        run(`import time\ntime.sleep(0.5)\nprint("${MSG}")`),
+        run(`import time\ntime.sleep(0.5)\nprint("${MSG}")`),
+      ]);
+      assert.ok(a.found && b.found);
+      assert.ok(performance.now() - t0 < 1400, 'the two runs overlapped');
+    });
+
+    if (name === 'runner') {
+      test('a worker that dies is replaced', async () => {
+        const r = await run(
+          'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(5)',
+        );
+        assert.equal(r.found, false);
+        assert.equal(r.outcome, 'crashed');
+        assert.equal((await run(`print("${MSG}")`)).found, true);
+      });
+
+      test('a failing preload import is skipped with a warning', () => {
+        assert.ok(
+          warnings.some((w) => w.includes('no_such_module_for_autodd')),
+          warnings.join('\n'),
+        );
+      });
+    }
+  });
+}

@@ -1,0 +1,328 @@
+// The real `autodd` command against real python3, for each backend where it applies.
+// Needs the wasm engine: run scripts/build-wasm.sh nodejs first.
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import {
+  BACKENDS,
+  EXAMPLE,
+  fixture,
+  HAVE_ENGINE,
+  lineCount,
+  processesWithMark,
+  runCli,
+  runPython,
+  waitFor,
+} from './helpers.js';
+
+const skip = HAVE_ENGINE ? false : 'the wasm engine is not built (scripts/build-wasm.sh nodejs)';
+
+/** A program with traps: candidates that loop forever, segfault or exit early. */
+const TRAPS = `import os
+import ctypes
+
+flag = os.environ.get("AUTODD_NEVER_SET_THIS") is not None
+
+
+def helper(n):
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+class Config:
+    def __init__(self):
+        self.size = 4
+        self.name = "cfg"
+
+
+n = 0
+while n < 3:
+    n += 1
+
+if flag:
+    ctypes.string_at(0)
+if flag:
+    os._exit(0)
+
+cfg = Config()
+print("setup", helper(cfg.size), cfg.name)
+for k in range(3):
+    print("step", k)
+
+
+def check(value):
+    if value != 3:
+        raise RuntimeError("value check failed: " + str(value))
+
+
+check(n + 1)
+`;
+
+const FREEZE = `from autodd import __freeze__
+import os
+kept_line = 1  # autodd: freeze
+dropped_a = 10
+# autodd: freeze-start
+kept_block_1 = 2
+kept_block_2 = 3
+# autodd: end-freeze
+dropped_b = 20
+with __freeze__:
+    kept_with = 4
+kept_call = __freeze__(5 + 6)
+dropped_c = 30
+print("FROZEN-BUG")
+`;
+
+/**
+ * Checks that a failed run printed one `autodd: error:` line and nothing like a stack trace.
+ * @param {import('./helpers.js').CliRun} run
+ * @param {RegExp} message
+ */
+function assertUserError(run, message) {
+  assert.equal(run.code, 2, run.stderr);
+  const lines = run.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, run.stderr);
+  assert.match(lines[0], /^autodd: error: /);
+  assert.match(lines[0], message);
+}
+
+describe('bad input', { skip }, () => {
+  const dir = fixture({
+    'ok.py': 'print("BUG")\n',
+    'empty.py': '',
+    'blank.py': '\n   \n',
+    'latin1.py': Buffer.from([0x70, 0x72, 0x69, 0x6e, 0x74, 0x28, 0x22, 0xe9, 0x22, 0x29, 0x0a]),
+    'syntax.py': 'x = 1\nif x:\n    y = (1,\nprint("BUG")\n',
+  });
+  fs.mkdirSync(path.join(dir, 'adir'));
+  const out = path.join(dir, 'out.py');
+  /** @type {[string, string[], RegExp][]} */
+  const cases = [
+    ['missing SOURCE', ['--err-msg', 'BUG', '-o', out], /missing SOURCE/],
+    ['nonexistent SOURCE', ['nope.py', '--err-msg', 'BUG', '-o', out], /cannot read nope\.py: no such file/],
+    ['a directory', ['adir', '--err-msg', 'BUG', '-o', out], /adir is a directory/],
+    ['non-UTF-8', ['latin1.py', '--err-msg', 'BUG', '-o', out], /not valid UTF-8/],
+    ['an empty file', ['empty.py', '--err-msg', 'BUG', '-o', out], /empty\.py is empty/],
+    ['a blank file', ['blank.py', '--err-msg', 'BUG', '-o', out], /blank\.py is empty/],
+    ['a syntax error', ['syntax.py', '--err-msg', 'BUG', '-o', out], /syntax\.py: .*line \d+, column \d+/],
+    ['missing --err-msg', ['ok.py', '-o', out], /missing --err-msg/],
+    ['an empty --err-msg', ['ok.py', '--err-msg', '', '-o', out], /--err-msg must not be empty/],
+    ['missing -o', ['ok.py', '--err-msg', 'BUG'], /missing -o OUTPUT/],
+    ['-j 0', ['ok.py', '--err-msg', 'BUG', '-o', out, '-j', '0'], /-j must be a positive integer/],
+    [
+      'a non-numeric timeout',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--timeout', 'soon'],
+      /--timeout must be/,
+    ],
+    ['an unknown backend', ['ok.py', '--err-msg', 'BUG', '-o', out, '--backend', 'docker'], /--backend/],
+    [
+      'missing Python',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--python', '/no/python3'],
+      /cannot run Python/,
+    ],
+    ['an unknown option', ['ok.py', '--err-msg', 'BUG', '-o', out, '--frobnicate'], /frobnicate/],
+  ];
+  for (const [what, args, message] of cases) {
+    test(`rejects ${what} with exit 2`, async () => {
+      const run = await runCli(args, { cwd: dir });
+      assertUserError(run, message);
+      assert.equal(fs.existsSync(out), false, 'no output file is written');
+    });
+  }
+
+  test('--help and --version', async () => {
+    const help = await runCli(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /Usage: autodd SOURCE --err-msg MSG -o OUTPUT/);
+    const version = await runCli(['--version']);
+    assert.match(version.stdout, /^autodd \d+\.\d+\.\d+/);
+  });
+});
+
+describe('reproduction check', { skip }, () => {
+  test('refuses a program whose output lacks MSG, with exit 1 and its output', async () => {
+    const dir = fixture({ 'fine.py': 'print("all good")\nimport sys\nprint("warn", file=sys.stderr)\n' });
+    const run = await runCli(['fine.py', '--err-msg', 'BUG', '-o', 'out.py'], { cwd: dir });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /^autodd: error: the original program does not reproduce/);
+    assert.match(run.stderr, /all good/);
+    assert.match(run.stderr, /warn/);
+    assert.doesNotMatch(run.stderr, /accepted/);
+    assert.equal(fs.existsSync(path.join(dir, 'out.py')), false);
+  });
+});
+
+for (const backend of BACKENDS) {
+  describe(`reduce with the ${backend} backend`, { skip }, () => {
+    test('reduces through timeouts and crashing candidates; the result reproduces', async () => {
+      const dir = fixture({ 'traps.py': TRAPS });
+      const run = await runCli(
+        [
+          'traps.py',
+          '--err-msg',
+          'value check failed',
+          '-o',
+          'min.py',
+          '--backend',
+          backend,
+          '--timeout',
+          '1',
+          '--report',
+          'report.json',
+        ],
+        { cwd: dir },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
+      assert.ok(lineCount(result) <= 6, result);
+      assert.match(runPython('min.py', dir).output, /value check failed/);
+      assert.match(run.stderr, /reproduces when run on its own/);
+      const report = JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8'));
+      assert.equal(report.reproduced, true);
+      assert.ok(report.steps.length > 0);
+      assert.ok(report.stats.accepted > 0);
+      assert.deepEqual(processesWithMark(run.mark), [], 'no process is left behind');
+      assert.deepEqual(
+        fs.readdirSync(dir).sort(),
+        ['min.py', 'report.json', 'traps.py'],
+        'no temp file is left behind',
+      );
+      assert.deepEqual(fs.readdirSync(run.tmp), [], 'the private temp folder is removed');
+    });
+
+    test('-j 2 gives a correct result', async () => {
+      const dir = fixture({ 'traps.py': TRAPS });
+      const run = await runCli(
+        [
+          'traps.py',
+          '--err-msg',
+          'value check failed',
+          '-o',
+          'min.py',
+          '--backend',
+          backend,
+          '--timeout',
+          '1',
+          '-j',
+          '2',
+        ],
+        { cwd: dir },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
+      assert.ok(lineCount(result) <= 6, result);
+      assert.match(runPython('min.py', dir).output, /value check failed/);
+    });
+
+    test('every freeze form survives', async () => {
+      const dir = fixture({ 'frozen.py': FREEZE });
+      const run = await runCli(
+        ['frozen.py', '--err-msg', 'FROZEN-BUG', '-o', 'min.py', '--backend', backend],
+        {
+          cwd: dir,
+        },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
+      for (const kept of [
+        'kept_line = 1',
+        'kept_block_1 = 2',
+        'kept_block_2 = 3',
+        'kept_with = 4',
+        '5 + 6',
+      ]) {
+        assert.ok(result.includes(kept), `${kept} is kept in:\n${result}`);
+      }
+      for (const dropped of ['dropped_a', 'dropped_b', 'dropped_c', 'import os']) {
+        assert.ok(!result.includes(dropped), `${dropped} is removed from:\n${result}`);
+      }
+      // Markers are stripped by default, so the result runs without autodd.
+      assert.ok(!result.includes('__freeze__'), result);
+      assert.match(runPython('min.py', dir).output, /FROZEN-BUG/);
+    });
+
+    test('--keep-freeze keeps the markers, imported from tilelang.autodd too', async () => {
+      const source = FREEZE.replace('from autodd import', 'from tilelang.autodd import');
+      const dir = fixture({ 'frozen.py': source });
+      const run = await runCli(
+        ['frozen.py', '--err-msg', 'FROZEN-BUG', '-o', 'min.py', '--backend', backend, '--keep-freeze'],
+        { cwd: dir },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
+      assert.match(result, /with __freeze__:/);
+      assert.match(result, /__freeze__\(5 \+ 6\)/);
+    });
+
+    test('SIGINT leaves a reproducing OUTPUT, exits 130 and leaves no process behind', async () => {
+      const dir = fixture({ 'bug.py': fs.readFileSync(EXAMPLE, 'utf8') });
+      let sent = false;
+      const run = await runCli(
+        [
+          'bug.py',
+          '--err-msg',
+          'T.gemm K shape check failed',
+          '-o',
+          'min.py',
+          '--backend',
+          backend,
+          '-j',
+          '2',
+          '--timeout',
+          '5',
+        ],
+        {
+          cwd: dir,
+          onStderr: (text, child) => {
+            // Interrupt once a few candidates were accepted: OUTPUT has been replaced by then.
+            if (!sent && (text.match(/accepted #/g) ?? []).length >= 2) {
+              sent = true;
+              child.kill('SIGINT');
+            }
+          },
+        },
+      );
+      assert.ok(sent, run.stderr);
+      assert.equal(run.code, 130, run.stderr);
+      assert.match(run.stderr, /interrupted/);
+      const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
+      assert.ok(lineCount(result) < lineCount(fs.readFileSync(EXAMPLE, 'utf8')));
+      assert.match(runPython('min.py', dir).output, /T\.gemm K shape check failed/);
+      await waitFor(() => processesWithMark(run.mark).length === 0, 2000).catch(() => {});
+      assert.deepEqual(processesWithMark(run.mark), []);
+      const leftovers = fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'));
+      assert.deepEqual(leftovers, []);
+      assert.deepEqual(fs.readdirSync(run.tmp), [], 'the private temp folder is removed');
+    });
+  });
+}
+
+describe('the example', { skip }, () => {
+  test('tile_kernel_bug.py reduces to at most 15% of its lines and still fails', async () => {
+    const dir = fixture({ 'tile_kernel_bug.py': fs.readFileSync(EXAMPLE, 'utf8') });
+    const run = await runCli(
+      [
+        'tile_kernel_bug.py',
+        '--err-msg',
+        'T.gemm K shape check failed',
+        '-o',
+        'min.py',
+        '-j',
+        '2',
+        '--timeout',
+        '5',
+      ],
+      { cwd: dir },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const original = lineCount(fs.readFileSync(EXAMPLE, 'utf8'));
+    const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
+    assert.ok(lineCount(result) <= 0.15 * original, `${lineCount(result)} of ${original} lines:\n${result}`);
+    assert.match(runPython('min.py', dir).output, /T\.gemm K shape check failed/);
+  });
+});
