@@ -41,7 +41,10 @@ fn main() {
         } else {
             let t = Instant::now();
             std::fs::write(&tmp, &c.source).expect("write temp file");
-            let out = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into())).arg(&tmp).output().expect("python3");
+            let out = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into()))
+                .arg(&tmp)
+                .output()
+                .expect("python3");
             python_time += t.elapsed().as_secs_f64();
             String::from_utf8_lossy(&out.stdout).contains(msg.as_str())
                 || String::from_utf8_lossy(&out.stderr).contains(msg.as_str())

@@ -86,8 +86,12 @@ pub fn rewrite_names() -> Vec<&'static str> {
 }
 
 fn rewrite_named(name: &str) -> Result<Rewrite, Error> {
-    Rewrite::from_name(name)
-        .ok_or_else(|| Error::new(ErrorCode::UnknownRewrite, format!("unknown rewrite `{name}`")))
+    Rewrite::from_name(name).ok_or_else(|| {
+        Error::new(
+            ErrorCode::UnknownRewrite,
+            format!("unknown rewrite `{name}`"),
+        )
+    })
 }
 
 /// The normalized program re-parsed (so node ranges point into it) and its sites.
@@ -116,7 +120,12 @@ pub fn list_sites(source: &str, rewrite: &str) -> Result<Vec<SiteInfo>, Error> {
         .enumerate()
         .map(|(i, site)| {
             let (start, end) = at(map.ranges[site.node as usize]);
-            SiteInfo { index: i, rewrite: rewrite.name().to_string(), start, end }
+            SiteInfo {
+                index: i,
+                rewrite: rewrite.name().to_string(),
+                start,
+                end,
+            }
         })
         .collect())
 }
@@ -129,7 +138,11 @@ pub fn apply_site(source: &str, rewrite: &str, index: usize) -> Result<String, E
     let Some(site) = map.sites.get(index).copied() else {
         return Err(Error::new(
             ErrorCode::InvalidArgument,
-            format!("`{}` has {} sites; there is no site {index}", rewrite.name(), map.sites.len()),
+            format!(
+                "`{}` has {} sites; there is no site {index}",
+                rewrite.name(),
+                map.sites.len()
+            ),
         ));
     };
     apply_sites(&mut body, &map, &[site]);

@@ -16,7 +16,11 @@ pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
             *slot = Some(site.rewrite);
         }
     }
-    let mut applier = Applier { ends: &map.ends, selected, next: 0 };
+    let mut applier = Applier {
+        ends: &map.ends,
+        selected,
+        next: 0,
+    };
     applier.body(body);
 }
 

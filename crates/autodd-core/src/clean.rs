@@ -67,7 +67,10 @@ fn clean_stmt(stmt: &mut Stmt) {
         }
         Stmt::With(s) => clean_body(&mut s.body, false),
         Stmt::AsyncWith(s) => clean_body(&mut s.body, false),
-        Stmt::Match(s) => s.cases.iter_mut().for_each(|c| clean_body(&mut c.body, false)),
+        Stmt::Match(s) => s
+            .cases
+            .iter_mut()
+            .for_each(|c| clean_body(&mut c.body, false)),
         Stmt::Try(s) => {
             clean_body(&mut s.body, false);
             s.handlers.iter_mut().for_each(|h| {

@@ -44,7 +44,13 @@ pub struct Error {
 impl Error {
     /// An error without a source position.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), line: None, column: None, column_utf16: None }
+        Error {
+            code,
+            message: message.into(),
+            line: None,
+            column: None,
+            column_utf16: None,
+        }
     }
 }
 

@@ -14,8 +14,8 @@ use std::collections::HashSet;
 use rustpython_ast::Ranged;
 
 use crate::error::Error;
-use crate::parse::{self, ast, LineIndex};
 use crate::parse::ast::{Expr, Stmt};
+use crate::parse::{self, ast, LineIndex};
 use crate::rewrites::make;
 use crate::walk::{self, ListKind, VisitorMut};
 
@@ -49,12 +49,17 @@ pub fn preprocess(source: &str) -> Result<(Vec<Stmt>, Vec<String>), Error> {
     let mut body = parse::parse_module(source)?;
     let mut warnings = Vec::new();
     let index = LineIndex::new(source);
-    let lines = Lines { index: &index, source };
+    let lines = Lines {
+        index: &index,
+        source,
+    };
     let mut marks = HashSet::new();
     let mut open: Vec<(u32, u32)> = Vec::new();
 
     for comment in parse::comments(source) {
-        let Some(marker) = Marker::parse(&comment.text) else { continue };
+        let Some(marker) = Marker::parse(&comment.text) else {
+            continue;
+        };
         let line = comment.line;
         match marker {
             Marker::Line => {
@@ -85,8 +90,9 @@ pub fn preprocess(source: &str) -> Result<(Vec<Stmt>, Vec<String>), Error> {
         }
     }
     for (start, column) in open {
-        let target =
-            lines.first_after(&body, start, Some(column)).or_else(|| lines.first_after(&body, start, None));
+        let target = lines
+            .first_after(&body, start, Some(column))
+            .or_else(|| lines.first_after(&body, start, None));
         match target {
             Some(offset) => {
                 rest_of_block(&body, offset, &mut marks);
@@ -146,12 +152,21 @@ impl Lines<'_> {
         };
         let start = decorators.map_or(stmt.start(), |d| d.start().min(stmt.start()));
         let end = stmt.end();
-        let end = if end > start { end - rustpython_ast::text_size::TextSize::from(1) } else { end };
-        (self.index.line(u32::from(start) as usize), self.index.line(u32::from(end) as usize))
+        let end = if end > start {
+            end - rustpython_ast::text_size::TextSize::from(1)
+        } else {
+            end
+        };
+        (
+            self.index.line(u32::from(start) as usize),
+            self.index.line(u32::from(end) as usize),
+        )
     }
 
     fn column(&self, stmt: &Stmt) -> u32 {
-        self.index.position(self.source, u32::from(stmt.start()) as usize).column
+        self.index
+            .position(self.source, u32::from(stmt.start()) as usize)
+            .column
     }
 
     /// Marks the innermost statements on `line` (all of them, for `a; b  # ...`).
@@ -161,7 +176,9 @@ impl Lines<'_> {
             let (start, end) = self.span(stmt);
             if start <= line && line <= end {
                 found = true;
-                let inner = child_bodies(stmt).into_iter().any(|b| self.innermost(b, line, marks));
+                let inner = child_bodies(stmt)
+                    .into_iter()
+                    .any(|b| self.innermost(b, line, marks));
                 if !inner {
                     marks.insert(u32::from(stmt.start()));
                 }
@@ -210,7 +227,11 @@ fn rest_of_block(body: &[Stmt], offset: u32, marks: &mut HashSet<u32>) -> bool {
         marks.extend(body[i..].iter().map(|s| u32::from(s.start())));
         return true;
     }
-    body.iter().any(|s| child_bodies(s).into_iter().any(|b| rest_of_block(b, offset, marks)))
+    body.iter().any(|s| {
+        child_bodies(s)
+            .into_iter()
+            .any(|b| rest_of_block(b, offset, marks))
+    })
 }
 
 /// The statement bodies directly inside a statement.
@@ -228,14 +249,22 @@ pub(crate) fn child_bodies(stmt: &Stmt) -> Vec<&Vec<Stmt>> {
         Stmt::Match(s) => s.cases.iter().map(|c| &c.body).collect(),
         Stmt::Try(s) => {
             let mut v = vec![&s.body];
-            v.extend(s.handlers.iter().map(|ast::ExceptHandler::ExceptHandler(h)| &h.body));
+            v.extend(
+                s.handlers
+                    .iter()
+                    .map(|ast::ExceptHandler::ExceptHandler(h)| &h.body),
+            );
             v.push(&s.orelse);
             v.push(&s.finalbody);
             v
         }
         Stmt::TryStar(s) => {
             let mut v = vec![&s.body];
-            v.extend(s.handlers.iter().map(|ast::ExceptHandler::ExceptHandler(h)| &h.body));
+            v.extend(
+                s.handlers
+                    .iter()
+                    .map(|ast::ExceptHandler::ExceptHandler(h)| &h.body),
+            );
             v.push(&s.orelse);
             v.push(&s.finalbody);
             v

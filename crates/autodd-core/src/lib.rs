@@ -18,6 +18,8 @@ pub mod sites;
 pub mod unparse;
 pub mod walk;
 
-pub use api::{apply_site, list_sites, normalize, rewrite_names, strip_freeze, top_level_imports, SiteInfo};
+pub use api::{
+    apply_site, list_sites, normalize, rewrite_names, strip_freeze, top_level_imports, SiteInfo,
+};
 pub use error::{Error, ErrorCode};
 pub use reducer::{Candidate, Options, Reducer, Stats};

@@ -45,7 +45,11 @@ pub fn comments(source: &str) -> Vec<Comment> {
     for (tok, range) in lex(source, Mode::Module).flatten() {
         if let Tok::Comment(text) = tok {
             let pos = index.position(source, u32::from(range.start()) as usize);
-            out.push(Comment { line: pos.line, column: pos.column, text });
+            out.push(Comment {
+                line: pos.line,
+                column: pos.column,
+                text,
+            });
         }
     }
     out
@@ -91,7 +95,10 @@ impl LineIndex {
 
     /// Byte offset where 1-based `line` starts.
     pub fn line_start(&self, line: u32) -> usize {
-        self.starts.get(line.saturating_sub(1) as usize).copied().unwrap_or(0)
+        self.starts
+            .get(line.saturating_sub(1) as usize)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Line and columns of a byte offset; offsets past the end clamp to the end.

@@ -20,8 +20,13 @@ pub enum Phase {
 }
 
 /// One round of the schedule.
-pub const SCHEDULE: [Phase; 5] =
-    [Phase::Fast, Phase::Canonicalize, Phase::Simplify, Phase::IntReduce, Phase::Slow];
+pub const SCHEDULE: [Phase; 5] = [
+    Phase::Fast,
+    Phase::Canonicalize,
+    Phase::Simplify,
+    Phase::IntReduce,
+    Phase::Slow,
+];
 
 const FAST: [Rewrite; 5] = [
     Rewrite::IfRemover1,
@@ -46,7 +51,9 @@ impl Phase {
     pub fn rewrites(self) -> RewriteSet {
         let extra: &[Rewrite] = match self {
             Phase::Fast => &[],
-            Phase::Canonicalize => return RewriteSet::of(&[Rewrite::WithBind0, Rewrite::AttachFullFuncArgs]),
+            Phase::Canonicalize => {
+                return RewriteSet::of(&[Rewrite::WithBind0, Rewrite::AttachFullFuncArgs])
+            }
             Phase::Simplify => &[
                 Rewrite::AssignRhs1,
                 Rewrite::CallFwdArg1,

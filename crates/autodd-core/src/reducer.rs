@@ -6,7 +6,7 @@
 //! ones fail, as one shared generator. When one is accepted, every other candidate
 //! still out is stale and its report is ignored.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
 use serde::Serialize;
@@ -28,6 +28,11 @@ use crate::unparse::unparse_module;
 pub struct Options {
     /// Restrict the reduction to these rewrites (user-visible names); `None` runs all.
     pub rewrites: Option<Vec<String>>,
+    /// Start every search after an accepted candidate with fresh probabilities, as
+    /// plain PDD does. By default a site whose node survives unchanged keeps what
+    /// the search learned about it within the phase (each phase still begins fresh,
+    /// so the result stays 1-minimal for the sites of the last round).
+    pub forget: bool,
 }
 
 /// A program proposed for the host to run.
@@ -97,7 +102,10 @@ pub struct Reducer {
     smallest_len: usize,
     cursor: Cursor,
     map: SiteMap,
+    /// The phase and round `map` was found for.
+    map_cursor: (usize, u32),
     pdd: Pdd,
+    forget: bool,
     seen: HashSet<u128>,
     pending: Vec<Pending>,
     next_id: u64,
@@ -130,10 +138,15 @@ impl Reducer {
         };
         let (mut body, warnings) = freeze::preprocess(source)?;
         if body.is_empty() {
-            return Err(Error::new(ErrorCode::EmptySource, "the program has no statements"));
+            return Err(Error::new(
+                ErrorCode::EmptySource,
+                "the program has no statements",
+            ));
         }
         clean_module(&mut body);
         let best = unparse_module(&body);
+        // Re-read the printed program so node ranges point into `best`.
+        let body = parse::parse_module(&best)?;
         let best_len = best.chars().count();
         let mut seen = HashSet::new();
         seen.insert(text_hash(&best));
@@ -153,9 +166,15 @@ impl Reducer {
             best,
             best_ast: body,
             best_len,
-            cursor: Cursor { phase: 0, round: 1, round_start_len: best_len },
+            cursor: Cursor {
+                phase: 0,
+                round: 1,
+                round_start_len: best_len,
+            },
             map: SiteMap::default(),
+            map_cursor: (0, 1),
             pdd: Pdd::new(0),
+            forget: options.forget,
             seen,
             pending: Vec::new(),
             next_id: 1,
@@ -175,6 +194,7 @@ impl Reducer {
     fn refresh_sites(&mut self) {
         let kinds = self.phase().rewrites().intersect(self.allowed);
         self.map = find_sites(&self.best_ast, kinds);
+        self.map_cursor = (self.cursor.phase, self.cursor.round);
         self.pdd = Pdd::new(self.map.sites.len());
         self.stats.phase = self.phase().name().to_string();
         self.stats.round = self.cursor.round;
@@ -183,14 +203,13 @@ impl Reducer {
     /// Moves to the next phase, the next round, or the end.
     fn advance(&mut self) {
         self.cursor.phase += 1;
-        // Canonicalizing runs in the first round only: run again, it would re-add the
-        // `*args, **kwargs` that later phases removed, and pay to remove them again.
-        if self.cursor.round > 1 && SCHEDULE.get(self.cursor.phase) == Some(&Phase::Canonicalize) {
-            self.cursor.phase += 1;
-        }
         if self.cursor.phase == SCHEDULE.len() {
             if self.best_len < self.cursor.round_start_len {
-                self.cursor = Cursor { phase: 0, round: self.cursor.round + 1, round_start_len: self.best_len };
+                self.cursor = Cursor {
+                    phase: 0,
+                    round: self.cursor.round + 1,
+                    round_start_len: self.best_len,
+                };
             } else {
                 self.cursor.phase = SCHEDULE.len() - 1;
                 self.exhausted = true;
@@ -239,7 +258,11 @@ impl Reducer {
             let id = self.next_id;
             self.next_id += 1;
             self.stats.proposed += 1;
-            self.pending.push(Pending { id, source: source.clone(), cursor: self.cursor });
+            self.pending.push(Pending {
+                id,
+                source: source.clone(),
+                cursor: self.cursor,
+            });
             return Some(Candidate {
                 id,
                 source,
@@ -252,7 +275,9 @@ impl Reducer {
 
     /// The verdict for candidate `id`. Reports of stale or unknown ids are ignored.
     pub fn report(&mut self, id: u64, interesting: bool) {
-        let Some(pos) = self.pending.iter().position(|p| p.id == id) else { return };
+        let Some(pos) = self.pending.iter().position(|p| p.id == id) else {
+            return;
+        };
         let candidate = self.pending.remove(pos);
         self.stats.reported += 1;
         if !interesting {
@@ -262,13 +287,17 @@ impl Reducer {
             Ok(body) => body,
             Err(e) => {
                 // Only a printer bug gets here; never accept what we cannot re-read.
-                self.warnings.push(format!("internal: a candidate did not re-parse ({e}); skipped"));
+                self.warnings.push(format!(
+                    "internal: a candidate did not re-parse ({e}); skipped"
+                ));
                 return;
             }
         };
         self.stats.stale += self.pending.len() as u64;
         self.pending.clear();
         self.stats.accepted += 1;
+        let same_phase = self.map_cursor == (candidate.cursor.phase, candidate.cursor.round);
+        let learned = (same_phase && !self.forget).then(|| self.learned());
         self.best_len = candidate.source.chars().count();
         self.best = candidate.source;
         self.best_ast = body;
@@ -281,6 +310,22 @@ impl Reducer {
         self.cursor = candidate.cursor;
         self.exhausted = false;
         self.refresh_sites();
+        if let Some(learned) = learned {
+            for (i, key) in site_keys(&self.map, &self.best).into_iter().enumerate() {
+                if let Some(&p) = learned.get(&key) {
+                    self.pdd.set_probability(i, p);
+                }
+            }
+        }
+    }
+
+    /// What the current search learned, by site key.
+    fn learned(&self) -> HashMap<SiteKey, f64> {
+        site_keys(&self.map, &self.best)
+            .into_iter()
+            .enumerate()
+            .map(|(i, key)| (key, self.pdd.probability(i)))
+            .collect()
     }
 
     /// The current best program; once the reduction is done, the smallest interesting
@@ -311,6 +356,29 @@ impl Reducer {
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
+}
+
+/// Identifies a site across accepted candidates: the rewrite, the text of its node,
+/// and how many earlier sites share both.
+type SiteKey = (Rewrite, u64, u32);
+
+fn site_keys(map: &SiteMap, text: &str) -> Vec<SiteKey> {
+    let mut counts: HashMap<(Rewrite, u64), u32> = HashMap::new();
+    map.sites
+        .iter()
+        .map(|site| {
+            let range = map.ranges[site.node as usize];
+            let slice = text
+                .get(usize::from(range.start())..usize::from(range.end()))
+                .unwrap_or("");
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            slice.hash(&mut h);
+            let base = (site.rewrite, h.finish());
+            let n = counts.entry(base).or_insert(0);
+            *n += 1;
+            (base.0, base.1, *n)
+        })
+        .collect()
 }
 
 /// A 128-bit fingerprint of a candidate's text for the verdict cache: storing every

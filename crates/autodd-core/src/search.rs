@@ -18,18 +18,29 @@ pub struct Pdd {
 
 impl Pdd {
     pub fn new(n: usize) -> Self {
-        Pdd { probs: vec![INITIAL_P; n] }
+        Pdd {
+            probs: vec![INITIAL_P; n],
+        }
     }
 
     pub fn probability(&self, site: usize) -> f64 {
         self.probs[site]
     }
 
+    /// Seeds a site with a probability learned earlier.
+    pub fn set_probability(&mut self, site: usize, p: f64) {
+        if let Some(slot) = self.probs.get_mut(site) {
+            *slot = p.clamp(0.0, 1.0);
+        }
+    }
+
     /// The next selection, as site indices in ascending order, or `None` when the
     /// search is over. Ties in probability keep site order, so selections are
     /// deterministic and favour earlier (outer) sites.
     pub fn select(&self) -> Option<Vec<usize>> {
-        let mut order: Vec<usize> = (0..self.probs.len()).filter(|&i| self.probs[i] > 0.0).collect();
+        let mut order: Vec<usize> = (0..self.probs.len())
+            .filter(|&i| self.probs[i] > 0.0)
+            .collect();
         order.sort_by(|&a, &b| self.probs[b].total_cmp(&self.probs[a]));
         let mut best_k = 0;
         let mut best_gain = 0.0;

@@ -49,7 +49,14 @@ const EXPR_REWRITES: [Rewrite; 4] = [
 /// shared with the applier, which needs `&mut`, so it walks a scratch copy.
 pub fn find_sites(body: &[Stmt], kinds: RewriteSet) -> SiteMap {
     let mut scratch = body.to_vec();
-    let mut finder = Finder { kinds, map: SiteMap::default(), frozen_depth: 0, saw_frozen: false, list_ctx: None, rhs: false };
+    let mut finder = Finder {
+        kinds,
+        map: SiteMap::default(),
+        frozen_depth: 0,
+        saw_frozen: false,
+        list_ctx: None,
+        rhs: false,
+    };
     finder.body(&mut scratch);
     finder.map
 }
@@ -77,7 +84,11 @@ impl Finder {
         let id = self.map.ends.len() as u32;
         self.map.ends.push(0);
         self.map.ranges.push(range);
-        let open = Open { id, first_site: self.map.sites.len(), saw_frozen: self.saw_frozen };
+        let open = Open {
+            id,
+            first_site: self.map.sites.len(),
+            saw_frozen: self.saw_frozen,
+        };
         self.saw_frozen = false;
         open
     }
@@ -183,8 +194,13 @@ impl VisitorMut for Finder {
     }
 
     fn param(&mut self, arg: &mut ast::Arg, default: Option<&mut Expr>) {
-        let end = default.as_deref().map_or(arg.range.end(), |d| d.range().end());
-        let open = self.enter(TextRange::new(arg.range.start(), end.max(arg.range.start())));
+        let end = default
+            .as_deref()
+            .map_or(arg.range.end(), |d| d.range().end());
+        let open = self.enter(TextRange::new(
+            arg.range.start(),
+            end.max(arg.range.start()),
+        ));
         self.offer(open.id, Rewrite::FuncArgRemover);
         let own = self.map.sites.len() - open.first_site;
         walk::walk_param(self, arg, default);

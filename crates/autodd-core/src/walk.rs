@@ -59,7 +59,11 @@ pub trait VisitorMut {
     }
 }
 
-pub fn walk_param<V: VisitorMut + ?Sized>(v: &mut V, arg: &mut ast::Arg, default: Option<&mut Expr>) {
+pub fn walk_param<V: VisitorMut + ?Sized>(
+    v: &mut V,
+    arg: &mut ast::Arg,
+    default: Option<&mut Expr>,
+) {
     if let Some(ann) = arg.annotation.as_deref_mut() {
         v.expr(ann);
     }

@@ -16,7 +16,10 @@ fn textual_oracle_reduces_the_kernel_to_a_handful_of_lines() {
     let (result, runs) = reduce_with(&source, |c| c.contains(RAISE));
     assert!(result.contains(RAISE), "result lost the failure:\n{result}");
     let lines = result.lines().count();
-    assert!(lines <= 3, "expected a handful of lines, got {lines}:\n{result}");
+    assert!(
+        lines <= 3,
+        "expected a handful of lines, got {lines}:\n{result}"
+    );
     assert!(runs > 0);
 }
 
@@ -26,7 +29,9 @@ fn random_run(source: &str, seed: u64, steps: usize) -> Vec<String> {
     let mut bits = Bits::new(seed);
     let mut seen = Vec::new();
     for _ in 0..steps {
-        let Some(c) = reducer.next_candidate() else { break };
+        let Some(c) = reducer.next_candidate() else {
+            break;
+        };
         seen.push(c.source.clone());
         reducer.report(c.id, bits.coin() && bits.coin());
     }
@@ -51,7 +56,11 @@ fn never_proposes_a_source_twice_nor_the_current_best() {
     let mut seen = HashSet::new();
     while let Some(c) = reducer.next_candidate() {
         assert_ne!(c.source, reducer.best());
-        assert!(seen.insert(c.source.clone()), "proposed twice:\n{}", c.source);
+        assert!(
+            seen.insert(c.source.clone()),
+            "proposed twice:\n{}",
+            c.source
+        );
         reducer.report(c.id, bits.coin() && bits.coin() && bits.coin());
     }
     assert!(reducer.is_done());
@@ -103,7 +112,12 @@ fn accepted_candidates_never_grow_outside_canonicalize() {
         let before = reducer.best().chars().count();
         let grows = c.source.chars().count() > before;
         if grows {
-            assert_eq!(c.phase, "canonicalize", "{} grew the program", c.rewrites.join(","));
+            assert_eq!(
+                c.phase,
+                "canonicalize",
+                "{} grew the program",
+                c.rewrites.join(",")
+            );
         }
         reducer.report(c.id, bits.coin());
     }
@@ -111,12 +125,60 @@ fn accepted_candidates_never_grow_outside_canonicalize() {
 
 #[test]
 fn syntax_errors_and_empty_programs_are_errors_not_panics() {
-    let err = Reducer::new("def f(:\n", Options::default()).err().expect("error");
+    let err = Reducer::new("def f(:\n", Options::default())
+        .err()
+        .expect("error");
     assert_eq!(err.code.as_str(), "syntax-error");
     assert_eq!(err.line, Some(1));
-    let err = Reducer::new("# only a comment\n", Options::default()).err().expect("error");
+    let err = Reducer::new("# only a comment\n", Options::default())
+        .err()
+        .expect("error");
     assert_eq!(err.code.as_str(), "empty-source");
-    let opts = Options { rewrites: Some(vec!["no-such-pass".into()]) };
+    let opts = Options {
+        rewrites: Some(vec!["no-such-pass".into()]),
+        ..Options::default()
+    };
     let err = Reducer::new("x = 1\n", opts).err().expect("error");
     assert_eq!(err.code.as_str(), "unknown-rewrite");
+}
+
+#[test]
+fn plain_pdd_without_memory_reaches_the_same_kind_of_result() {
+    let source = fixture("kernel.py");
+    let mut reducer = Reducer::new(
+        &source,
+        Options {
+            forget: true,
+            ..Options::default()
+        },
+    )
+    .expect("parses");
+    while let Some(c) = reducer.next_candidate() {
+        let verdict = c.source.contains(RAISE);
+        reducer.report(c.id, verdict);
+    }
+    assert!(reducer.best().contains(RAISE));
+    assert!(reducer.best().lines().count() <= 3);
+}
+
+#[test]
+fn restricting_rewrites_only_proposes_those() {
+    let source = fixture("kernel.py");
+    let opts = Options {
+        rewrites: Some(vec!["int-reduce-2".into()]),
+        ..Options::default()
+    };
+    let mut reducer = Reducer::new(&source, opts).expect("parses");
+    let mut n = 0;
+    while let Some(c) = reducer.next_candidate() {
+        assert_eq!(c.rewrites, vec!["int-reduce-2".to_string()]);
+        n += 1;
+        reducer.report(c.id, true);
+    }
+    assert!(n > 0);
+    assert!(
+        !reducer.best().contains("1024"),
+        "ints were halved:\n{}",
+        reducer.best()
+    );
 }

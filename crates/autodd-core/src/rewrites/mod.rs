@@ -146,11 +146,17 @@ pub(crate) mod make {
     }
 
     pub fn name(id: &str, ctx: ast::ExprContext) -> Expr {
-        Expr::Name(ast::ExprName { range: Default::default(), id: ast::Identifier::new(id), ctx })
+        Expr::Name(ast::ExprName {
+            range: Default::default(),
+            id: ast::Identifier::new(id),
+            ctx,
+        })
     }
 
     pub fn pass() -> Stmt {
-        Stmt::Pass(ast::StmtPass { range: Default::default() })
+        Stmt::Pass(ast::StmtPass {
+            range: Default::default(),
+        })
     }
 
     pub fn assign(target: Expr, value: Expr) -> Stmt {
@@ -173,6 +179,10 @@ pub(crate) mod make {
     }
 
     fn tuple(elts: Vec<Expr>) -> Expr {
-        Expr::Tuple(ast::ExprTuple { range: Default::default(), elts, ctx: ast::ExprContext::Load })
+        Expr::Tuple(ast::ExprTuple {
+            range: Default::default(),
+            elts,
+            ctx: ast::ExprContext::Load,
+        })
     }
 }

@@ -1,0 +1,3 @@
+a = 1
+# autodd: end-freeze
+b = 2

@@ -1,0 +1,6 @@
+result = call(
+    first,
+    second,  # autodd: freeze
+    third,
+)
+other = 1

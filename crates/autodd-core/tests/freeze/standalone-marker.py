@@ -1,0 +1,4 @@
+def f():
+    # autodd: freeze
+    a = 1
+    b = 2

@@ -1,0 +1,3 @@
+f(a, key=1, **extra)
+class C(Base, metaclass=Meta):
+    pass

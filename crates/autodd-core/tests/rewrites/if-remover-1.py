@@ -1,0 +1,9 @@
+if a:
+    b()
+if c:
+    d()
+else:
+    e()
+def f():
+    if g:
+        return 1

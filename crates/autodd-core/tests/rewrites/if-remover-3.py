@@ -1,0 +1,8 @@
+if a:
+    b()
+else:
+    c()
+if x:
+    y()
+elif z:
+    w()
