@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The whole test suite: README's test command, and what CI runs (.ci/run).
+# Installs what is missing first (pinned, idempotent), then builds once and tests once.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "toolchain (wasm32 target, wasm-bindgen-cli, wasm-pack)"
+scripts/setup-toolchain.sh
+step "browser (chromium, playwright-core)"
+scripts/setup-browser.sh
+step "npm packages"
+(cd host-node && npm ci --no-audit --no-fund --silent)
+
+step "format and lints"
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy -p autodd-core -p autodd-wasm --target wasm32-unknown-unknown -- -D warnings
+
+step "Rust tests"
+cargo test --workspace
+
+step "printer round trip over the CPython standard library"
+python3 tests/roundtrip_stdlib.py
+
+step "wasm packages"
+scripts/build-wasm.sh all
+
+step "host-node: types and format"
+(cd host-node && npm run --silent lint)
+
+step "web-demo: page logic"
+node --test web-demo/test/
+
+step "web-demo: real browser"
+(cd tests/browser && node --test demo.test.mjs)
+
+step "autodd CLI and JS API against python3"
+(cd host-node && node --test --test-concurrency=1 test/*.test.js)
