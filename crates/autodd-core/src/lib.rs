@@ -16,6 +16,7 @@ pub mod rewrites;
 pub mod search;
 pub mod sites;
 pub mod unparse;
+pub mod validity;
 pub mod walk;
 
 pub use api::{

@@ -21,6 +21,7 @@ use crate::rewrites::{Rewrite, RewriteSet};
 use crate::search::Pdd;
 use crate::sites::{find_sites, SiteMap};
 use crate::unparse::unparse_module;
+use crate::validity;
 
 /// Options of a reduction.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
@@ -33,6 +34,9 @@ pub struct Options {
     /// the search learned about it within the phase (each phase still begins fresh,
     /// so the result stays 1-minimal for the sites of the last round).
     pub forget: bool,
+    /// Propose candidates that CPython would refuse to compile (off by default: they
+    /// can never be interesting, so running them only costs time).
+    pub allow_invalid: bool,
 }
 
 /// A program proposed for the host to run.
@@ -67,6 +71,9 @@ pub struct Stats {
     /// Candidates not proposed because they could not be accepted (no change, or
     /// longer than the best in a phase that only accepts shrinking).
     pub skipped: u64,
+    /// Candidates not proposed because CPython would refuse to compile them
+    /// (`break` outside a loop, `return` outside a function, ...).
+    pub invalid: u64,
     pub phase: String,
     pub round: u32,
     pub original_bytes: usize,
@@ -106,6 +113,7 @@ pub struct Reducer {
     map_cursor: (usize, u32),
     pdd: Pdd,
     forget: bool,
+    allow_invalid: bool,
     seen: HashSet<u128>,
     pending: Vec<Pending>,
     next_id: u64,
@@ -175,6 +183,7 @@ impl Reducer {
             map_cursor: (0, 1),
             pdd: Pdd::new(0),
             forget: options.forget,
+            allow_invalid: options.allow_invalid,
             seen,
             pending: Vec::new(),
             next_id: 1,
@@ -237,6 +246,10 @@ impl Reducer {
             let mut body = self.best_ast.clone();
             apply_sites(&mut body, &self.map, &sites);
             clean_module(&mut body);
+            if !self.allow_invalid && !validity::compiles(&mut body) {
+                self.stats.invalid += 1;
+                continue;
+            }
             let source = unparse_module(&body);
             let too_long =
                 !self.phase().accepts_any_size() && source.chars().count() > self.best_len;

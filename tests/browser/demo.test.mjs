@@ -1,0 +1,291 @@
+// The playground in a real browser: headless Debian chromium driven by playwright-core,
+// against the demo served on a free localhost port. Needs `scripts/setup-browser.sh`
+// (chromium, npm ci here) and `scripts/build-wasm.sh web`.
+//
+//   cd tests/browser && node --test
+//
+// Screenshots go to tests/artifacts/ (not committed).
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+import { compilePredicate } from '../../web-demo/src/oracle.js';
+import { startServer } from '../../web-demo/serve.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const artifacts = path.join(root, 'tests', 'artifacts');
+const CHROMIUM = '/usr/bin/chromium';
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 375, height: 740 };
+
+for (const [file, hint] of [
+  [CHROMIUM, 'run scripts/setup-browser.sh'],
+  [path.join(root, 'web-demo/pkg/autodd_wasm_bg.wasm'), 'run scripts/build-wasm.sh web'],
+]) {
+  if (!existsSync(file)) throw new Error(`${file} is missing: ${hint}`);
+}
+
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let server;
+/** @type {import('playwright-core').BrowserContext} */
+let context;
+/** @type {import('playwright-core').Page} */
+let page;
+/** @type {string} */
+let profile;
+/** @type {string[]} */
+const requests = [];
+/** @type {string[]} */
+const pageErrors = [];
+
+before(async () => {
+  mkdirSync(artifacts, { recursive: true });
+  // AUTODD_DEMO_DIR=web-demo/dist tests the output of web-demo/build.mjs instead.
+  const dir = process.env.AUTODD_DEMO_DIR ? path.resolve(root, process.env.AUTODD_DEMO_DIR) : undefined;
+  server = await startServer({ port: 0, quiet: true, dir });
+  profile = mkdtempSync(path.join(tmpdir(), 'autodd-chromium-'));
+  // A persistent context is how playwright takes a --user-data-dir: a fresh one here.
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    viewport: DESKTOP,
+  });
+  context.on('request', (request) => requests.push(request.url()));
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+  });
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+});
+
+after(async () => {
+  await context?.close();
+  await server?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+/** @param {string} name */
+async function screenshot(name) {
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+}
+
+/**
+ * At phone size: the whole page, and the window as a phone shows it with `selector`
+ * scrolled to the top.
+ * @param {string} name
+ * @param {string} selector
+ */
+async function phoneScreenshots(name, selector) {
+  await page.setViewportSize(PHONE);
+  await noHorizontalScroll();
+  await screenshot(`${name}-phone-full`);
+  await page.locator(selector).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await page.screenshot({ path: path.join(artifacts, `${name}-phone.png`) });
+  await page.setViewportSize(DESKTOP);
+}
+
+/** The best program as the page shows it (the diff view without its removed lines). */
+function bestText() {
+  return page.$$eval('#best .dl:not(.del) .cc', (lines) => lines.map((l) => l.textContent).join('\n'));
+}
+
+async function noHorizontalScroll() {
+  const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  assert.ok(widths[0] <= widths[1], `page is ${widths[0]}px wide in a ${widths[1]}px window`);
+}
+
+test('reduces the tile-kernel example to the end with its mocked oracle', async () => {
+  await page.selectOption('#example', 'tile-kernel');
+  await page.waitForFunction(() => document.querySelector('#source')?.value.includes('T.gemm('));
+  const original = await page.inputValue('#source');
+  const predicateBody = await page.inputValue('#predicate');
+  assert.equal(original, readFileSync(path.join(root, 'examples/autodd/tile_kernel_bug.py'), 'utf8'));
+  await page.locator('#oracle-status', { hasText: 'True for the current program' }).waitFor();
+
+  await page.locator('#speed').fill('4'); // max: the mocked oracle is instant
+  const started = Date.now();
+  await page.click('#play');
+  await page.waitForSelector('#panel-reduce[data-state="done"]', { timeout: 90_000 });
+  const seconds = (Date.now() - started) / 1000;
+
+  const best = await bestText();
+  const predicate = compilePredicate(predicateBody);
+  assert.equal(predicate(best), true, `the final program no longer "fails":\n${best}`);
+  const originalLines = original.split('\n').length;
+  const bestLines = best.split('\n').length;
+  assert.ok(bestLines < 0.3 * originalLines, `${bestLines} lines left of ${originalLines}`);
+
+  const status = await page.textContent('#run-status');
+  assert.match(status ?? '', /^Done: \d+ → \d+ lines/);
+  const rows = await page.locator('#log tr').count();
+  assert.ok(rows > 10, `${rows} log rows`);
+  assert.ok((await page.locator('#log tr.accepted').count()) > 0);
+  const chartPath = await page.getAttribute('#chart path.series.bytes', 'd');
+  assert.match(chartPath ?? '', /^M[\d.]+,[\d.]+(H[\d.]+V[\d.]+)+H[\d.]+$/);
+  console.log(`# reduced ${originalLines} → ${bestLines} lines in ${seconds.toFixed(1)} s: ${status}`);
+
+  await screenshot('reduction-desktop');
+  await phoneScreenshots('reduction', '#work');
+});
+
+test('keyboard: N steps one candidate, Space plays and pauses', async () => {
+  await page.selectOption('#example', 'parser');
+  await page.waitForFunction(() => document.querySelector('#source')?.value.includes('parse_expr'));
+  await page.locator('#speed').fill('0'); // 1 candidate a second: slow enough to catch "playing"
+  await page.locator('h1').click(); // focus on no control
+  await page.keyboard.press('n');
+  await page.waitForFunction(() => document.querySelectorAll('#log tr').length === 1);
+  await page.keyboard.press(' ');
+  await page.waitForSelector('#panel-reduce[data-state="playing"]');
+  assert.equal(await page.textContent('#play'), 'Pause');
+  await page.keyboard.press(' ');
+  await page.waitForSelector('#panel-reduce[data-state="paused"]');
+  assert.equal(await page.textContent('#play'), 'Play');
+});
+
+test('the pass playground marks as many sites as the engine lists, and applies one', async () => {
+  await page.selectOption('#example', 'tile-kernel');
+  await page.waitForFunction(() => document.querySelector('#source')?.value.includes('T.gemm('));
+  await page.click('#tab-playground');
+  await page.selectOption('#rewrite', 'if-remover-1');
+  await page.waitForSelector('#site-count[data-count]');
+
+  const shown = Number(await page.getAttribute('#site-count', 'data-count'));
+  const marked = await page.$$eval('#sites-view [data-sites]', (spans) => {
+    const ids = new Set();
+    for (const s of spans) for (const id of (s.getAttribute('data-sites') ?? '').split(' ')) ids.add(id);
+    return ids.size;
+  });
+  // The engine as the page loaded it…
+  const inPage = await page.evaluate(async () => {
+    const wasm = await import('/pkg/autodd_wasm.js');
+    const source = /** @type {HTMLTextAreaElement} */ (document.querySelector('#source')).value;
+    return wasm.listSites(source, 'if-remover-1').length;
+  });
+  assert.ok(inPage > 0);
+  assert.equal(shown, inPage);
+  assert.equal(marked, inPage);
+  // …and its Node build, when present, agree.
+  const nodePkg = path.join(root, 'host-node/pkg/autodd_wasm.js');
+  if (existsSync(nodePkg)) {
+    const wasm = createRequire(import.meta.url)(nodePkg);
+    const source = readFileSync(path.join(root, 'examples/autodd/tile_kernel_bug.py'), 'utf8');
+    assert.equal(wasm.listSites(source, 'if-remover-1').length, inPage);
+  }
+
+  // Selecting a site by click shows its change as a diff; arrows move between sites.
+  await page.locator('#sites-view .site').nth(0).click();
+  await page.waitForSelector('#applied .dl.del');
+  await page.focus('#sites-view');
+  const before = await page.inputValue('#site');
+  await page.keyboard.press('ArrowDown');
+  assert.notEqual(await page.inputValue('#site'), before);
+  await page.locator('#sites-view .site.selected').first().scrollIntoViewIfNeeded();
+  await screenshot('playground-desktop');
+  await phoneScreenshots('playground', '#work');
+});
+
+test('frozen code is shown as frozen and has no sites', async () => {
+  await page.selectOption('#example', 'frozen');
+  await page.waitForFunction(() => document.querySelector('#source')?.value.includes('__freeze__'));
+  await page.click('#tab-normalized');
+  assert.ok((await page.locator('#normalized .frozen').count()) > 0);
+  await page.click('#tab-playground');
+  for (const rewrite of ['stmt-remover', 'general-expr-remover']) {
+    await page.selectOption('#rewrite', rewrite);
+    assert.ok(Number(await page.getAttribute('#site-count', 'data-count')) > 0);
+    assert.equal(await page.locator('#sites-view .frozen.site').count(), 0);
+  }
+  await screenshot('frozen-desktop');
+});
+
+test('a syntax error shows its line and column, and the page keeps working', async () => {
+  await page.click('#tab-reduce');
+  await page.fill('#source', 'import os\n\ndef f(:\n    pass\n');
+  const status = page.locator('#program-status.error');
+  await status.waitFor();
+  assert.match((await status.textContent()) ?? '', /Syntax error at line 3, column 7/);
+  assert.equal(await page.textContent('#gutter .error'), '3\n');
+  await screenshot('syntax-error-desktop');
+
+  // Reducing it reports the error too, without breaking the page.
+  await page.click('#play');
+  await page.waitForSelector('#panel-reduce[data-state="failed"]');
+  assert.match((await page.textContent('#run-status')) ?? '', /line 3, column 7/);
+
+  await page.click('#program-status button'); // "Go to error" puts the caret there
+  const caret = await page.$eval('#source', (t) => /** @type {HTMLTextAreaElement} */ (t).selectionStart);
+  assert.equal(caret, 'import os\n\ndef f('.length);
+
+  // Fixed: the program parses again, and a reduction runs to the end.
+  await page.fill('#source', 'import os\n\ndef f():\n    pass\nprint("needle")\n');
+  await page.locator('#program-status:not(.error)', { hasText: 'Parses' }).waitFor();
+  await page.fill('#contains', 'needle');
+  await page.click('#use-contains');
+  await page.locator('#speed').fill('4');
+  await page.click('#play');
+  await page.waitForSelector('#panel-reduce[data-state="done"]', { timeout: 30_000 });
+  const best = await bestText();
+  assert.ok(best.includes('needle'), best);
+  assert.ok(!best.includes('import os'), best);
+});
+
+test('a broken or unsatisfied oracle is reported, and a fixed one runs', async () => {
+  await page.selectOption('#example', 'shapes');
+  await page.waitForFunction(() => document.querySelector('#source')?.value.includes('class Square'));
+  await page.click('#tab-reduce');
+  await page.fill('#predicate', 'return source.includes(;');
+  await page.locator('#oracle-status.error', { hasText: 'does not compile' }).waitFor();
+  await page.click('#play');
+  await page.waitForSelector('#panel-reduce[data-state="failed"]');
+  assert.match((await page.textContent('#run-status')) ?? '', /^Oracle: the predicate does not compile/);
+
+  await page.fill('#contains', 'no such text');
+  await page.click('#use-contains');
+  await page.locator('#oracle-status.error', { hasText: 'False for the current program' }).waitFor();
+  await page.click('#play');
+  await page.waitForSelector('#panel-reduce[data-state="failed"]');
+  assert.match((await page.textContent('#run-status')) ?? '', /false for the original program/);
+
+  await page.fill('#contains', "'Square' object");
+  await page.click('#use-contains');
+  await page.locator('#oracle-status:not(.error)', { hasText: 'True for the current program' }).waitFor();
+  await page.locator('#speed').fill('4');
+  await page.click('#step'); // from a stopped run, Step starts one and tries one candidate
+  await page.waitForFunction(() => document.querySelectorAll('#log tr').length === 1);
+  await page.click('#play');
+  await page.waitForSelector('#panel-reduce[data-state="done"]', { timeout: 30_000 });
+  const best = await bestText();
+  assert.ok(best.includes("'Square' object"), best);
+  assert.ok(best.split('\n').length <= 3, best);
+});
+
+test('no request left localhost, and the page logged no error', () => {
+  assert.ok(
+    requests.some((u) => u.endsWith('.wasm')),
+    'the engine was fetched',
+  );
+  const origin = new URL(server.url).origin;
+  const outside = requests.filter((u) => !u.startsWith(`${origin}/`) && !/^(data|blob):/.test(u));
+  assert.deepEqual(outside, []);
+  assert.deepEqual(pageErrors, []);
+});

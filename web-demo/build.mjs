@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// Copies the demo into web-demo/dist/ as plain static files, ready for any static
+// host: the page, its modules, the wasm package (build it first with
+// `scripts/build-wasm.sh web`) and the example programs, the tile-kernel one copied
+// from the repository's examples/autodd/.
+//
+//   node web-demo/build.mjs [--out DIR]
+
+import { cp, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, '..');
+
+const outFlag = process.argv.indexOf('--out');
+const out = path.resolve(outFlag !== -1 ? process.argv[outFlag + 1] : path.join(here, 'dist'));
+
+const PKG_FILES = ['autodd_wasm.js', 'autodd_wasm_bg.wasm'];
+
+for (const file of PKG_FILES) {
+  try {
+    await stat(path.join(here, 'pkg', file));
+  } catch {
+    console.error(`build: web-demo/pkg/${file} is missing; run scripts/build-wasm.sh web first`);
+    process.exit(1);
+  }
+}
+
+await rm(out, { recursive: true, force: true });
+await mkdir(path.join(out, 'pkg'), { recursive: true });
+
+await cp(path.join(here, 'index.html'), path.join(out, 'index.html'));
+await cp(path.join(here, 'src'), path.join(out, 'src'), { recursive: true });
+for (const file of PKG_FILES) await cp(path.join(here, 'pkg', file), path.join(out, 'pkg', file));
+await cp(path.join(here, 'examples'), path.join(out, 'examples'), { recursive: true });
+await mkdir(path.join(out, 'examples', 'autodd'), { recursive: true });
+await cp(
+  path.join(repoRoot, 'examples', 'autodd', 'tile_kernel_bug.py'),
+  path.join(out, 'examples', 'autodd', 'tile_kernel_bug.py'),
+);
+
+const files = await list(out);
+console.log(`build: ${files.length} files in ${path.relative(process.cwd(), out) || '.'}`);
+
+/**
+ * @param {string} dir
+ * @returns {Promise<string[]>}
+ */
+async function list(dir) {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(
+    entries.map((e) => (e.isDirectory() ? list(path.join(dir, e.name)) : [path.join(dir, e.name)])),
+  );
+  return nested.flat();
+}

@@ -1,0 +1,273 @@
+// The page: wires the editor, the mocked oracle, the Reduce tab (engine in a worker)
+// and the pass playground (engine on this thread, for instant site lookups).
+
+import init, * as engine from '../pkg/autodd_wasm.js';
+import { splitLines } from './diff.js';
+import { createEditor } from './editor.js';
+import { EXAMPLES } from './examples.js';
+import { compilePredicate, containsTextBody, containsTextOf } from './oracle.js';
+import { createPlayground } from './playground.js';
+import { createReduction } from './reduce.js';
+import { h } from './view.js';
+
+/**
+ * @template {HTMLElement} T
+ * @param {string} id
+ * @returns {T}
+ */
+function byId(id) {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`the page has no #${id}`);
+  return /** @type {T} */ (el);
+}
+
+const els = {
+  example: /** @type {HTMLSelectElement} */ (byId('example')),
+  failure: byId('example-failure'),
+  source: /** @type {HTMLTextAreaElement} */ (byId('source')),
+  gutter: byId('gutter'),
+  programStatus: byId('program-status'),
+  predicate: /** @type {HTMLTextAreaElement} */ (byId('predicate')),
+  simpleForm: /** @type {HTMLFormElement} */ (byId('simple-form')),
+  contains: /** @type {HTMLInputElement} */ (byId('contains')),
+  oracleStatus: byId('oracle-status'),
+};
+
+// Editing is debounced: normalizing and listing sites of a large program on every
+// keystroke would make typing lag.
+const DEBOUNCE_MS = 200;
+
+try {
+  await init();
+} catch (e) {
+  els.programStatus.textContent = `Cannot load the engine (pkg/autodd_wasm.js): ${e instanceof Error ? e.message : String(e)}`;
+  els.programStatus.classList.add('error');
+  throw e;
+}
+
+const editor = createEditor(els.source, els.gutter, () => {
+  reduction.invalidate();
+  debounce('program', updateProgram);
+});
+
+const reduction = createReduction(
+  {
+    panel: byId('panel-reduce'),
+    play: /** @type {HTMLButtonElement} */ (byId('play')),
+    step: /** @type {HTMLButtonElement} */ (byId('step')),
+    restart: /** @type {HTMLButtonElement} */ (byId('restart')),
+    speed: /** @type {HTMLInputElement} */ (byId('speed')),
+    speedLabel: /** @type {HTMLOutputElement} */ (byId('speed-label')),
+    status: byId('run-status'),
+    notes: byId('run-notes'),
+    stats: byId('stats'),
+    chart: /** @type {SVGSVGElement} */ (/** @type {unknown} */ (byId('chart'))),
+    best: byId('best'),
+    bestCaption: byId('best-caption'),
+    log: byId('log'),
+  },
+  () => ({ source: editor.text(), predicate: els.predicate.value }),
+);
+
+const playground = createPlayground(engine, {
+  rewrite: /** @type {HTMLSelectElement} */ (byId('rewrite')),
+  count: byId('site-count'),
+  site: /** @type {HTMLSelectElement} */ (byId('site')),
+  prev: /** @type {HTMLButtonElement} */ (byId('site-prev')),
+  next: /** @type {HTMLButtonElement} */ (byId('site-next')),
+  sitesView: byId('sites-view'),
+  applied: byId('applied'),
+  normalized: byId('normalized'),
+});
+
+// --- Program ---------------------------------------------------------------------
+
+/** Normalizes the program, shows a syntax error if any, refreshes the views. */
+function updateProgram() {
+  const source = editor.text();
+  try {
+    const normalized = engine.normalize(source);
+    editor.markError(null);
+    const lines = splitLines(source).length;
+    setStatus(els.programStatus, [
+      `${lines} lines, ${new TextEncoder().encode(source).length} bytes. Parses.`,
+    ]);
+    playground.update({ source, normalized });
+  } catch (e) {
+    const err = /** @type {{ message?: string, code?: string, line?: number, column?: number }} */ (e ?? {});
+    editor.markError(err.line ?? null);
+    const parts = [];
+    let message = String(err.message ?? e);
+    if (err.code === 'syntax-error' && err.line) {
+      parts.push(h('strong', {}, [`Syntax error at line ${err.line}, column ${err.column}`]), ': ');
+      // The engine's message repeats both; the heading already says them.
+      message = message.replace(/^syntax error:\s*/i, '').replace(/ at line \d+, column \d+$/, '');
+    }
+    parts.push(message);
+    if (err.line) {
+      const go = h('button', { type: 'button', class: 'small' }, ['Go to error']);
+      go.addEventListener('click', () => editor.goTo(err.line ?? 1, err.column ?? 1));
+      parts.push(' ', go);
+    }
+    setStatus(els.programStatus, parts, true);
+    els.programStatus.dataset.code = String(err.code ?? 'error');
+    playground.update(null);
+  }
+  updateOracle();
+}
+
+// --- Oracle ------------------------------------------------------------------------
+
+/** Compiles the predicate and says what it answers for the current program. */
+function updateOracle() {
+  const body = els.predicate.value;
+  const text = containsTextOf(body);
+  if (text !== null && document.activeElement !== els.contains) els.contains.value = text;
+  let predicate;
+  try {
+    predicate = compilePredicate(body);
+  } catch (e) {
+    setStatus(els.oracleStatus, [e instanceof Error ? e.message : String(e)], true);
+    return;
+  }
+  try {
+    const verdict = predicate(editor.text());
+    setStatus(
+      els.oracleStatus,
+      [
+        verdict
+          ? '✓ True for the current program: it "fails", so it can be reduced.'
+          : '✗ False for the current program: nothing to reduce until it is true.',
+      ],
+      !verdict,
+    );
+  } catch (e) {
+    setStatus(els.oracleStatus, [e instanceof Error ? e.message : String(e)], true);
+  }
+}
+
+els.predicate.addEventListener('input', () => {
+  reduction.invalidate();
+  debounce('oracle', updateOracle);
+});
+els.simpleForm.addEventListener('submit', (e) => {
+  e.preventDefault();
+  els.predicate.value = containsTextBody(els.contains.value);
+  reduction.invalidate();
+  updateOracle();
+});
+
+// --- Examples ------------------------------------------------------------------------
+
+for (const ex of EXAMPLES) els.example.append(h('option', { value: ex.id }, [ex.title]));
+
+/** @param {string} id */
+async function loadExample(id) {
+  const ex = EXAMPLES.find((e) => e.id === id) ?? EXAMPLES[0];
+  reduction.clear();
+  setStatus(els.programStatus, [`Loading ${ex.url}…`]);
+  try {
+    const response = await fetch(ex.url);
+    if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+    editor.setText(await response.text());
+  } catch (e) {
+    setStatus(
+      els.programStatus,
+      [`Cannot load ${ex.url}: ${e instanceof Error ? e.message : String(e)}`],
+      true,
+    );
+    return;
+  }
+  els.failure.textContent = `With python3 it fails with: ${ex.failure}`;
+  els.predicate.value = ex.predicate;
+  els.contains.value = '';
+  updateProgram();
+}
+
+els.example.addEventListener('change', () => loadExample(els.example.value));
+
+byId('copy-best').addEventListener('click', () => {
+  navigator.clipboard?.writeText(reduction.best()).catch(() => {});
+});
+byId('edit-best').addEventListener('click', () => {
+  const best = reduction.best();
+  if (best === '') return;
+  editor.setText(best);
+  reduction.clear();
+  updateProgram();
+  els.source.focus();
+});
+
+// --- Tabs ------------------------------------------------------------------------------
+
+const tabs = /** @type {HTMLButtonElement[]} */ ([...document.querySelectorAll('[role="tab"]')]);
+
+/** @param {HTMLButtonElement} tab */
+function selectTab(tab) {
+  for (const t of tabs) {
+    const on = t === tab;
+    t.setAttribute('aria-selected', String(on));
+    t.tabIndex = on ? 0 : -1;
+    byId(t.getAttribute('aria-controls') ?? '').hidden = !on;
+  }
+}
+
+for (const tab of tabs) {
+  tab.addEventListener('click', () => selectTab(tab));
+  tab.addEventListener('keydown', (e) => {
+    const i = tabs.indexOf(tab);
+    const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (next === undefined) return;
+    e.preventDefault();
+    const target = tabs[(next + tabs.length) % tabs.length];
+    selectTab(target);
+    target.focus();
+  });
+}
+
+// --- Shortcuts -------------------------------------------------------------------------
+
+document.addEventListener('keydown', (e) => {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+  // Typing, and Space on a focused control, keep their usual meaning.
+  const target = /** @type {HTMLElement} */ (e.target);
+  if (target.closest('input, textarea, select, [contenteditable]')) return;
+  if (e.key === ' ' && target.closest('button, a, summary')) return;
+  if (e.key === ' ') {
+    e.preventDefault();
+    reduction.togglePlay();
+  } else if (e.key === 'n' || e.key === 'N') {
+    reduction.step();
+  } else if (e.key === 'r' || e.key === 'R') {
+    reduction.restart();
+  }
+});
+
+// --- Helpers ---------------------------------------------------------------------------
+
+/**
+ * @param {HTMLElement} el
+ * @param {Array<Node | string>} parts
+ * @param {boolean} [isError]
+ */
+function setStatus(el, parts, isError = false) {
+  el.replaceChildren(...parts);
+  el.classList.toggle('error', isError);
+  delete el.dataset.code;
+}
+
+/** @type {Map<string, ReturnType<typeof setTimeout>>} */
+const timers = new Map();
+
+/**
+ * @param {string} key
+ * @param {() => void} fn
+ */
+function debounce(key, fn) {
+  clearTimeout(timers.get(key));
+  timers.set(key, setTimeout(fn, DEBOUNCE_MS));
+}
+
+await loadExample(EXAMPLES[0].id);
+playground.chooseRewrite('if-remover-1');
+document.body.dataset.ready = 'true';

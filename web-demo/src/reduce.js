@@ -1,0 +1,363 @@
+// The Reduce tab: talks to the worker that runs the engine, and shows what it does:
+// a log of candidates, the best program with its last accepted change, a size chart
+// and the statistics.
+
+import { layoutChart } from './chart.js';
+import { diffLines } from './diff.js';
+import { scrollWithin } from './playground.js';
+import { h, renderChart, renderDiff } from './view.js';
+
+/**
+ * @typedef {import('./worker.js').CandidateEvent} CandidateEvent
+ * @typedef {import('../pkg/autodd_wasm.js').Stats} Stats
+ * @typedef {'idle' | 'ready' | 'playing' | 'paused' | 'done' | 'failed'} RunState
+ */
+
+/**
+ * @typedef {object} Elements
+ * @property {HTMLElement} panel
+ * @property {HTMLButtonElement} play
+ * @property {HTMLButtonElement} step
+ * @property {HTMLButtonElement} restart
+ * @property {HTMLInputElement} speed
+ * @property {HTMLOutputElement} speedLabel
+ * @property {HTMLElement} status
+ * @property {HTMLElement} notes warnings of the engine and errors of the oracle
+ * @property {HTMLElement} stats
+ * @property {SVGSVGElement} chart
+ * @property {HTMLElement} best
+ * @property {HTMLElement} bestCaption
+ * @property {HTMLElement} log
+ */
+
+// Delay between candidates at each notch of the speed slider; 0 runs flat out.
+const SPEEDS = [
+  { delay: 1000, label: '1 / s' },
+  { delay: 250, label: '4 / s' },
+  { delay: 50, label: '20 / s' },
+  { delay: 10, label: '100 / s' },
+  { delay: 0, label: 'max' },
+];
+// Older rows are dropped: the log is for watching, the statistics keep the totals.
+const MAX_LOG_ROWS = 400;
+// Margins of the chart; its width follows the element, so text is drawn at 1:1.
+const MARGINS = { top: 12, right: 44, bottom: 36, left: 48 };
+
+/**
+ * @param {Elements} els
+ * @param {() => { source: string, predicate: string }} inputs the program and oracle to reduce
+ */
+export function createReduction(els, inputs) {
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  let run = 0;
+  /** @type {RunState} */
+  let state = 'idle';
+  // The inputs changed since the run started: Play starts over.
+  let stale = true;
+  let engineReady = false;
+  /** @type {Array<() => void>} */
+  let pending = [];
+
+  let tried = 0;
+  let best = '';
+  let before = '';
+  /** @type {Stats | null} */
+  let stats = null;
+  /** @type {{ x: number, y: number }[]} */
+  let bytesSeries = [];
+  /** @type {{ x: number, y: number }[]} */
+  let linesSeries = [];
+  let elapsed = 0;
+  let since = 0;
+  let drawQueued = false;
+  /** @type {string[]} */
+  let notes = [];
+
+  worker.onmessage = (event) => onMessage(event.data);
+  worker.onerror = (e) => fail(`The worker failed: ${e.message}`);
+
+  els.play.addEventListener('click', () => togglePlay());
+  els.step.addEventListener('click', () => step());
+  els.restart.addEventListener('click', () => restart(false));
+  els.speed.addEventListener('input', () => applySpeed());
+  applySpeed();
+  draw();
+  new ResizeObserver(() => queueDraw()).observe(els.chart);
+
+  function applySpeed() {
+    const speed = SPEEDS[Number(els.speed.value)] ?? SPEEDS[SPEEDS.length - 1];
+    els.speedLabel.value = speed.label;
+    els.speed.setAttribute('aria-valuetext', speed.label);
+    worker.postMessage({ type: 'speed', delay: speed.delay });
+  }
+
+  /** @param {() => void} action runs once the worker has loaded the engine */
+  function whenReady(action) {
+    if (engineReady) action();
+    else pending.push(action);
+  }
+
+  /** @param {boolean} play */
+  function restart(play) {
+    const { source, predicate } = inputs();
+    run++;
+    stale = false;
+    resetView();
+    setState('ready');
+    setStatus('Starting…');
+    const thisRun = run;
+    whenReady(() => {
+      worker.postMessage({ type: 'start', run: thisRun, source, predicate });
+      if (play) {
+        worker.postMessage({ type: 'play' });
+        setState('playing');
+      }
+    });
+  }
+
+  function togglePlay() {
+    if (state === 'playing') {
+      worker.postMessage({ type: 'pause' });
+      setState('paused');
+    } else if (stale || state === 'idle' || state === 'done' || state === 'failed') {
+      restart(true);
+    } else {
+      worker.postMessage({ type: 'play' });
+      setState('playing');
+    }
+  }
+
+  function step() {
+    if (stale || state === 'idle' || state === 'done' || state === 'failed') {
+      restart(false);
+      whenReady(() => worker.postMessage({ type: 'step' }));
+      setState('paused');
+      return;
+    }
+    worker.postMessage({ type: 'step' });
+    setState('paused');
+  }
+
+  /** @param {any} msg */
+  function onMessage(msg) {
+    if (msg.type === 'ready') {
+      engineReady = true;
+      const actions = pending;
+      pending = [];
+      for (const action of actions) action();
+      if (state === 'idle') setStatus('Ready. Press Play (Space) to reduce, or Step (N) for one candidate.');
+      return;
+    }
+    if (msg.run !== run) return; // from a run that was replaced
+    switch (msg.type) {
+      case 'started':
+        best = msg.best;
+        before = msg.best;
+        stats = msg.stats;
+        notes = msg.warnings.map((/** @type {string} */ w) => `Warning: ${w}`);
+        bytesSeries = [{ x: 0, y: msg.stats.bestBytes }];
+        linesSeries = [{ x: 0, y: msg.stats.bestLines }];
+        renderDiff(els.best, diffLines(best, best));
+        setStatus(state === 'playing' ? 'Reducing…' : 'Started: paused before the first candidate.');
+        queueDraw();
+        break;
+      case 'progress':
+        progress(msg.events, msg.stats, msg.done, msg.best);
+        break;
+      case 'error':
+        if (msg.fatal === false) {
+          notes.push(`Oracle: ${msg.message}`);
+          queueDraw();
+        } else {
+          const where =
+            msg.where === 'program' && msg.line ? ` (line ${msg.line}, column ${msg.column})` : '';
+          fail(`${msg.where === 'oracle' ? 'Oracle' : 'Program'}: ${msg.message}${where}`);
+        }
+        break;
+    }
+  }
+
+  /**
+   * @param {CandidateEvent[]} events
+   * @param {Stats} newStats
+   * @param {boolean} done
+   * @param {string | undefined} finalBest
+   */
+  function progress(events, newStats, done, finalBest) {
+    stats = newStats;
+    const rows = document.createDocumentFragment();
+    for (const ev of events) {
+      tried = ev.n;
+      if (ev.accepted && ev.source !== undefined) {
+        before = best;
+        best = ev.source;
+        bytesSeries.push({ x: ev.n, y: ev.bestBytes });
+        linesSeries.push({ x: ev.n, y: ev.bestLines });
+      }
+      rows.append(logRow(ev));
+    }
+    const wrap = /** @type {HTMLElement} */ (els.log.closest('.log-wrap'));
+    const atBottom = wrap.scrollTop + wrap.clientHeight >= wrap.scrollHeight - 8;
+    els.log.append(rows);
+    while (els.log.childElementCount > MAX_LOG_ROWS) els.log.firstElementChild?.remove();
+    if (atBottom) wrap.scrollTop = wrap.scrollHeight;
+    if (done) {
+      if (finalBest !== undefined && finalBest !== best) {
+        before = best;
+        best = finalBest;
+      }
+      if (since) elapsed += performance.now() - since;
+      since = 0;
+      // Drawn now, not on the next frame: once the state says done, the page shows the end.
+      draw();
+      setState('done');
+      setStatus(summary());
+      return;
+    }
+    queueDraw();
+  }
+
+  /** @param {CandidateEvent} ev */
+  function logRow(ev) {
+    const rewrites = ev.rewrites.join(', ') + (ev.sites > 1 ? ` ×${ev.sites}` : '');
+    return h('tr', { class: ev.accepted ? 'accepted' : 'rejected' }, [
+      h('td', {}, [String(ev.n)]),
+      h('td', {}, [ev.phase]),
+      h('td', { class: 'rw' }, [rewrites || '—']),
+      h('td', { class: 'verdict' }, [ev.accepted ? '✓ kept' : '✗ rejected']),
+      h('td', { class: 'num' }, [`${ev.bytes} B · ${ev.lines} L`]),
+    ]);
+  }
+
+  function queueDraw() {
+    if (drawQueued) return;
+    drawQueued = true;
+    requestAnimationFrame(() => {
+      drawQueued = false;
+      draw();
+    });
+  }
+
+  function draw() {
+    const width = Math.max(280, Math.round(els.chart.getBoundingClientRect().width) || 600);
+    const frame = { ...MARGINS, width, height: width < 500 ? 180 : 220 };
+    renderChart(els.chart, layoutChart({ bytes: bytesSeries, lines: linesSeries, tried, frame }));
+    renderStats();
+    if (best !== '') {
+      renderDiff(els.best, diffLines(before, best));
+      const change = els.best.querySelector('.add, .del');
+      if (change instanceof HTMLElement) scrollWithin(els.best, change);
+      els.bestCaption.textContent =
+        before === best
+          ? 'No change accepted yet.'
+          : 'The last accepted change is marked: + added, − removed.';
+    }
+    els.notes.replaceChildren(...notes.map((note) => h('li', {}, [note])));
+  }
+
+  function renderStats() {
+    if (!stats) {
+      els.stats.replaceChildren();
+      return;
+    }
+    const pct = (/** @type {number} */ a, /** @type {number} */ b) =>
+      b > 0 ? ` (${((100 * a) / b).toFixed(1)}%)` : '';
+    const time = elapsed + (since ? performance.now() - since : 0);
+    const items = [
+      ['Tried', String(tried)],
+      ['Accepted', String(stats.accepted)],
+      ['Cache hits', String(stats.cacheHits)],
+      ['Phase', `${stats.phase} · round ${stats.round}`],
+      ['Lines', `${stats.originalLines} → ${stats.bestLines}${pct(stats.bestLines, stats.originalLines)}`],
+      ['Bytes', `${stats.originalBytes} → ${stats.bestBytes}${pct(stats.bestBytes, stats.originalBytes)}`],
+      ['Time', `${(time / 1000).toFixed(2)} s`],
+    ];
+    els.stats.replaceChildren(...items.map(([k, v]) => h('div', {}, [h('dt', {}, [k]), h('dd', {}, [v])])));
+  }
+
+  function summary() {
+    if (!stats) return 'Done.';
+    const lines = `${stats.originalLines} → ${stats.bestLines} lines`;
+    const bytes = `${stats.originalBytes} → ${stats.bestBytes} bytes`;
+    return `Done: ${lines}, ${bytes}; ${tried} candidates tried, ${stats.accepted} accepted, in ${(elapsed / 1000).toFixed(2)} s.`;
+  }
+
+  function resetView() {
+    tried = 0;
+    best = '';
+    before = '';
+    stats = null;
+    bytesSeries = [];
+    linesSeries = [];
+    elapsed = 0;
+    since = 0;
+    notes = [];
+    els.log.replaceChildren();
+    els.best.replaceChildren();
+    els.bestCaption.textContent = 'Shown here once a reduction starts.';
+    draw();
+  }
+
+  /** @param {string} message */
+  function fail(message) {
+    if (since) elapsed += performance.now() - since;
+    since = 0;
+    setState('failed');
+    setStatus(message, true);
+  }
+
+  /** @param {RunState} next */
+  function setState(next) {
+    if (next === 'playing' && !since) since = performance.now();
+    if (next !== 'playing' && since) {
+      elapsed += performance.now() - since;
+      since = 0;
+    }
+    state = next;
+    els.panel.dataset.state = next;
+    els.play.textContent = next === 'playing' ? 'Pause' : 'Play';
+    els.play.setAttribute('aria-pressed', String(next === 'playing'));
+    if (next === 'paused') setStatus('Paused.');
+    if (next === 'playing' && stats) setStatus('Reducing…');
+  }
+
+  /**
+   * @param {string} message
+   * @param {boolean} [isError]
+   */
+  function setStatus(message, isError = false) {
+    els.status.textContent = message;
+    els.status.classList.toggle('error', isError);
+  }
+
+  return {
+    togglePlay,
+    step,
+    restart: () => restart(false),
+    /** The program or oracle changed: the next Play starts over. */
+    invalidate() {
+      if (state === 'playing') {
+        worker.postMessage({ type: 'pause' });
+        setState('paused');
+      }
+      if (!stale && state !== 'idle')
+        setStatus('The program or oracle changed: Play starts a new reduction.');
+      stale = true;
+    },
+    /** Forgets the current run (a new example). */
+    clear() {
+      run++;
+      worker.postMessage({ type: 'stop' });
+      stale = true;
+      resetView();
+      setState('idle');
+      setStatus(
+        engineReady
+          ? 'Ready. Press Play (Space) to reduce, or Step (N) for one candidate.'
+          : 'Loading the engine…',
+      );
+    },
+    /** The current best program. */
+    best: () => best,
+  };
+}
