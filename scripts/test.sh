@@ -28,11 +28,13 @@ python3 tests/roundtrip_stdlib.py
 step "wasm packages"
 scripts/build-wasm.sh all
 
-step "host-node: types and format"
+step "JS types and format (host-node, web-demo, browser tests)"
 (cd host-node && npm run --silent lint)
+host-node/node_modules/.bin/tsc -p web-demo
+host-node/node_modules/.bin/prettier --check web-demo tests/browser
 
 step "web-demo: page logic"
-node --test web-demo/test/
+(cd web-demo && node --test test/)
 
 step "web-demo: real browser"
 (cd tests/browser && node --test demo.test.mjs)
