@@ -2,7 +2,7 @@
 //! rewrite applies once; sites nested inside a replaced or removed node go with it.
 
 use crate::parse::ast::{self, Expr, Stmt};
-use crate::rewrites::{expressions, functions, make, statements, Rewrite, Shape};
+use crate::rewrites::{expressions, functions, lists, make, statements, Rewrite, Shape};
 use crate::sites::{Site, SiteMap};
 use crate::walk::{self, ListKind, VisitorMut};
 
@@ -118,13 +118,67 @@ impl VisitorMut for Applier<'_> {
         }
     }
 
-    fn expr_list(&mut self, list: &mut Vec<Expr>, _kind: ListKind) {
+    fn expr_list(&mut self, list: &mut Vec<Expr>, kind: ListKind) {
+        // Which items go; a list that must keep `min` items keeps its first removed
+        // ones back (`a and b` cannot lose both operands).
+        let mut id = self.next;
+        let mut remove = Vec::with_capacity(list.len());
+        for _ in 0..list.len() {
+            remove.push(self.selected(id) == Some(Rewrite::GeneralExprRemover));
+            id = self.ends.get(id as usize).copied().unwrap_or(id + 1);
+        }
+        let min = lists::min_len(kind, false).unwrap_or(0);
+        let mut kept = remove.iter().filter(|r| !**r).count();
+        for r in remove.iter_mut() {
+            if kept >= min {
+                break;
+            }
+            if *r {
+                *r = false;
+                kept += 1;
+            }
+        }
         let old = std::mem::take(list);
-        for mut expr in old {
-            if !self.removes_next(Rewrite::GeneralExprRemover) {
+        for (mut expr, removed) in old.into_iter().zip(remove) {
+            let id = self.next;
+            if removed {
+                self.skip(id);
+            } else {
+                // A kept-back item was selected for removal: visit it without that.
+                if self.selected(id) == Some(Rewrite::GeneralExprRemover) {
+                    self.selected[id as usize] = None;
+                }
                 self.expr(&mut expr);
                 list.push(expr);
             }
+        }
+    }
+
+    fn optional(&mut self, expr: &mut Option<Box<Expr>>, _removable: bool) {
+        if expr.is_some() {
+            if self.removes_next(Rewrite::OptionalExprRemover) {
+                *expr = None;
+            } else if let Some(e) = expr.as_deref_mut() {
+                self.expr(e);
+            }
+        }
+    }
+
+    fn aliases(&mut self, aliases: &mut Vec<ast::Alias>) {
+        let old = std::mem::take(aliases);
+        let total = old.len();
+        for (i, alias) in old.into_iter().enumerate() {
+            // The last name stays when every one was selected: `import` needs a name.
+            let last_chance = aliases.is_empty() && i + 1 == total;
+            if !last_chance && self.removes_next(Rewrite::ImportNameRemover) {
+                continue;
+            }
+            if last_chance && self.selected(self.next) == Some(Rewrite::ImportNameRemover) {
+                self.skip(self.next);
+            } else {
+                self.next += 1;
+            }
+            aliases.push(alias);
         }
     }
 

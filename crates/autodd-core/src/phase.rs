@@ -6,7 +6,8 @@ use crate::rewrites::{Rewrite, RewriteSet};
 /// A phase of the schedule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
-    /// `if-remover-1/2/3`, `for-bind-0`, `stmt-remover`.
+    /// `if-remover-1/2/3`, `for-bind-0`, `stmt-remover` (and autodd's
+    /// `with-remover`, `try-remover`, `while-remover`).
     Fast,
     /// `with-bind-0`, `attach-full-func-args`: may grow the program, to enable later removals.
     Canonicalize,
@@ -28,12 +29,15 @@ pub const SCHEDULE: [Phase; 5] = [
     Phase::Slow,
 ];
 
-const FAST: [Rewrite; 5] = [
+const FAST: [Rewrite; 8] = [
     Rewrite::IfRemover1,
     Rewrite::IfRemover2,
     Rewrite::IfRemover3,
     Rewrite::ForBind0,
     Rewrite::StmtRemover,
+    Rewrite::WithRemover,
+    Rewrite::TryRemover,
+    Rewrite::WhileRemover,
 ];
 
 impl Phase {
@@ -60,12 +64,19 @@ impl Phase {
                 Rewrite::BinopFwdArgLeft,
                 Rewrite::BinopFwdArgRight,
                 Rewrite::FuncArgRemover,
+                Rewrite::AssignToExpr,
+                Rewrite::AugAssignToAssign,
+                Rewrite::AnnAssignToAssign,
+                Rewrite::AttributeFwd,
+                Rewrite::SubscriptFwd,
             ],
             Phase::IntReduce => return RewriteSet::of(&[Rewrite::IntReduce2]),
             Phase::Slow => &[
                 Rewrite::FuncArgRemover,
                 Rewrite::GeneralExprRemover,
                 Rewrite::GeneralKeywordRemover,
+                Rewrite::ImportNameRemover,
+                Rewrite::OptionalExprRemover,
             ],
         };
         let mut all = FAST.to_vec();

@@ -37,6 +37,9 @@ pub struct Options {
     /// Propose candidates that CPython would refuse to compile (off by default: they
     /// can never be interesting, so running them only costs time).
     pub allow_invalid: bool,
+    /// Only the rewrites of the tool autodd replaces (for comparisons): none of
+    /// autodd's own rewrites and list removals.
+    pub reference_only: bool,
 }
 
 /// A program proposed for the host to run.
@@ -114,6 +117,7 @@ pub struct Reducer {
     pdd: Pdd,
     forget: bool,
     allow_invalid: bool,
+    reference_only: bool,
     seen: HashSet<u128>,
     pending: Vec<Pending>,
     next_id: u64,
@@ -126,8 +130,13 @@ impl Reducer {
     /// Parses and freeze-preprocesses `source`. The first [`Reducer::best`] is the
     /// program as autodd prints it, with freeze comments turned into blocks.
     pub fn new(source: &str, options: Options) -> Result<Reducer, Error> {
+        let everything = if options.reference_only {
+            RewriteSet::reference()
+        } else {
+            RewriteSet::all()
+        };
         let allowed = match &options.rewrites {
-            None => RewriteSet::all(),
+            None => everything,
             Some(names) => {
                 let mut set = Vec::new();
                 for name in names {
@@ -141,7 +150,7 @@ impl Reducer {
                         }
                     }
                 }
-                RewriteSet::of(&set)
+                RewriteSet::of(&set).intersect(everything)
             }
         };
         let (mut body, warnings) = freeze::preprocess(source)?;
@@ -184,6 +193,7 @@ impl Reducer {
             pdd: Pdd::new(0),
             forget: options.forget,
             allow_invalid: options.allow_invalid,
+            reference_only: options.reference_only,
             seen,
             pending: Vec::new(),
             next_id: 1,
@@ -202,7 +212,7 @@ impl Reducer {
     /// Finds the sites of the current phase on the current best and starts a fresh search.
     fn refresh_sites(&mut self) {
         let kinds = self.phase().rewrites().intersect(self.allowed);
-        self.map = find_sites(&self.best_ast, kinds);
+        self.map = find_sites(&self.best_ast, kinds, self.reference_only);
         self.map_cursor = (self.cursor.phase, self.cursor.round);
         self.pdd = Pdd::new(self.map.sites.len());
         self.stats.phase = self.phase().name().to_string();

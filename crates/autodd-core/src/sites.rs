@@ -28,34 +28,46 @@ pub struct SiteMap {
 }
 
 /// Statement rewrites, in priority order when several are chosen on one statement.
-const STMT_REWRITES: [Rewrite; 7] = [
+const STMT_REWRITES: [Rewrite; 13] = [
     Rewrite::IfRemover1,
     Rewrite::IfRemover2,
     Rewrite::IfRemover3,
     Rewrite::ForBind0,
+    Rewrite::WithRemover,
+    Rewrite::TryRemover,
+    Rewrite::WhileRemover,
     Rewrite::StmtRemover,
     Rewrite::WithBind0,
     Rewrite::AttachFullFuncArgs,
+    Rewrite::AssignToExpr,
+    Rewrite::AugAssignToAssign,
+    Rewrite::AnnAssignToAssign,
 ];
 
-const EXPR_REWRITES: [Rewrite; 4] = [
+const EXPR_REWRITES: [Rewrite; 6] = [
     Rewrite::CallFwdArg1,
     Rewrite::BinopFwdArgLeft,
     Rewrite::BinopFwdArgRight,
     Rewrite::IntReduce2,
+    Rewrite::AttributeFwd,
+    Rewrite::SubscriptFwd,
 ];
 
 /// Lists the sites of `kinds` in `body`. The body is only read; the traversal is
 /// shared with the applier, which needs `&mut`, so it walks a scratch copy.
-pub fn find_sites(body: &[Stmt], kinds: RewriteSet) -> SiteMap {
+/// `reference_lists` limits `general-expr-remover` to the lists the reference tool
+/// removes from (no comprehension filters, assignment targets, ...).
+pub fn find_sites(body: &[Stmt], kinds: RewriteSet, reference_lists: bool) -> SiteMap {
     let mut scratch = body.to_vec();
     let mut finder = Finder {
         kinds,
+        reference_lists,
         map: SiteMap::default(),
         frozen_depth: 0,
         saw_frozen: false,
         list_ctx: None,
         rhs: false,
+        optional: false,
     };
     finder.body(&mut scratch);
     finder.map
@@ -63,6 +75,7 @@ pub fn find_sites(body: &[Stmt], kinds: RewriteSet) -> SiteMap {
 
 struct Finder {
     kinds: RewriteSet,
+    reference_lists: bool,
     map: SiteMap,
     frozen_depth: u32,
     saw_frozen: bool,
@@ -70,6 +83,8 @@ struct Finder {
     list_ctx: Option<(ListKind, usize)>,
     /// The next visited expression is an assignment's value.
     rhs: bool,
+    /// The next visited expression may be dropped (`return` value, annotation, ...).
+    optional: bool,
 }
 
 /// Book-keeping of one node between its entry and exit.
@@ -127,7 +142,7 @@ impl VisitorMut for Finder {
         let own = self.map.sites.len() - open.first_site;
         match stmt {
             Stmt::Assign(s) => {
-                self.expr_list(&mut s.targets, ListKind::Other);
+                self.expr_list(&mut s.targets, ListKind::AssignTargets);
                 self.rhs = true;
                 self.expr(&mut s.value);
             }
@@ -150,15 +165,19 @@ impl VisitorMut for Finder {
     fn expr(&mut self, expr: &mut Expr) {
         let list = self.list_ctx.take();
         let rhs = std::mem::take(&mut self.rhs);
+        let optional = std::mem::take(&mut self.optional);
         let open = self.enter(expr.range());
         let frozen_here = freeze::is_freeze_call(expr);
         if frozen_here {
             self.frozen_depth += 1;
         } else {
             if let Some((kind, len)) = list {
-                if lists::removable(kind, len) {
+                if lists::removable(kind, len, self.reference_lists) {
                     self.offer(open.id, Rewrite::GeneralExprRemover);
                 }
+            }
+            if optional {
+                self.offer(open.id, Rewrite::OptionalExprRemover);
             }
             if rhs && expressions::matches(Rewrite::AssignRhs1, expr) {
                 self.offer(open.id, Rewrite::AssignRhs1);
@@ -182,6 +201,25 @@ impl VisitorMut for Finder {
         for expr in list.iter_mut() {
             self.list_ctx = Some((kind, len));
             self.expr(expr);
+        }
+    }
+
+    fn optional(&mut self, expr: &mut Option<Box<Expr>>, removable: bool) {
+        if let Some(e) = expr.as_deref_mut() {
+            self.optional = removable;
+            self.expr(e);
+        }
+    }
+
+    fn aliases(&mut self, aliases: &mut Vec<ast::Alias>) {
+        let len = aliases.len();
+        for alias in aliases.iter() {
+            let open = self.enter(alias.range);
+            if len > 1 {
+                self.offer(open.id, Rewrite::ImportNameRemover);
+            }
+            let own = self.map.sites.len() - open.first_site;
+            self.exit(open, own, false);
         }
     }
 

@@ -19,6 +19,14 @@ pub enum ListKind {
     SetElts,
     Decorators,
     Bases,
+    /// The `if` filters of one comprehension clause.
+    ComprehensionIfs,
+    /// Targets of `a = b = value` (at least one stays).
+    AssignTargets,
+    /// Operands of `and`/`or` (at least two stay).
+    BoolOperands,
+    /// Targets of `del` (at least one stays).
+    DeleteTargets,
     /// Any other list (assignment targets, comparators, boolean operands, ...).
     Other,
 }
@@ -53,6 +61,18 @@ pub trait VisitorMut {
     fn arguments(&mut self, args: &mut ast::Arguments) {
         walk_arguments(self, args);
     }
+    /// An optional expression; `removable` says whether the program stays valid
+    /// without it (a `return` value, an annotation, an `assert` message, ...).
+    fn optional(&mut self, expr: &mut Option<Box<Expr>>, removable: bool) {
+        let _ = removable;
+        if let Some(e) = expr.as_deref_mut() {
+            self.expr(e);
+        }
+    }
+    /// The names of an `import` or `from ... import`.
+    fn aliases(&mut self, aliases: &mut Vec<ast::Alias>) {
+        let _ = aliases;
+    }
     /// One parameter: its annotation, then its default.
     fn param(&mut self, arg: &mut ast::Arg, default: Option<&mut Expr>) {
         walk_param(self, arg, default);
@@ -64,9 +84,7 @@ pub fn walk_param<V: VisitorMut + ?Sized>(
     arg: &mut ast::Arg,
     default: Option<&mut Expr>,
 ) {
-    if let Some(ann) = arg.annotation.as_deref_mut() {
-        v.expr(ann);
-    }
+    v.optional(&mut arg.annotation, true);
     if let Some(d) = default {
         v.expr(d);
     }
@@ -121,14 +139,14 @@ pub fn walk_stmt<V: VisitorMut + ?Sized>(v: &mut V, stmt: &mut Stmt) {
             v.expr_list(&mut s.decorator_list, ListKind::Decorators);
             type_params(v, &mut s.type_params);
             v.arguments(&mut s.args);
-            opt(v, &mut s.returns);
+            v.optional(&mut s.returns, true);
             v.body(&mut s.body);
         }
         Stmt::AsyncFunctionDef(s) => {
             v.expr_list(&mut s.decorator_list, ListKind::Decorators);
             type_params(v, &mut s.type_params);
             v.arguments(&mut s.args);
-            opt(v, &mut s.returns);
+            v.optional(&mut s.returns, true);
             v.body(&mut s.body);
         }
         Stmt::ClassDef(s) => {
@@ -138,10 +156,10 @@ pub fn walk_stmt<V: VisitorMut + ?Sized>(v: &mut V, stmt: &mut Stmt) {
             v.keywords(&mut s.keywords);
             v.body(&mut s.body);
         }
-        Stmt::Return(s) => opt(v, &mut s.value),
-        Stmt::Delete(s) => v.expr_list(&mut s.targets, ListKind::Other),
+        Stmt::Return(s) => v.optional(&mut s.value, true),
+        Stmt::Delete(s) => v.expr_list(&mut s.targets, ListKind::DeleteTargets),
         Stmt::Assign(s) => {
-            v.expr_list(&mut s.targets, ListKind::Other);
+            v.expr_list(&mut s.targets, ListKind::AssignTargets);
             v.expr(&mut s.value);
         }
         Stmt::TypeAlias(s) => {
@@ -198,7 +216,7 @@ pub fn walk_stmt<V: VisitorMut + ?Sized>(v: &mut V, stmt: &mut Stmt) {
         }
         Stmt::Raise(s) => {
             opt(v, &mut s.exc);
-            opt(v, &mut s.cause);
+            v.optional(&mut s.cause, true);
         }
         Stmt::Try(s) => {
             v.body(&mut s.body);
@@ -214,12 +232,12 @@ pub fn walk_stmt<V: VisitorMut + ?Sized>(v: &mut V, stmt: &mut Stmt) {
         }
         Stmt::Assert(s) => {
             v.expr(&mut s.test);
-            opt(v, &mut s.msg);
+            v.optional(&mut s.msg, true);
         }
         Stmt::Expr(s) => v.expr(&mut s.value),
-        Stmt::Import(_)
-        | Stmt::ImportFrom(_)
-        | Stmt::Global(_)
+        Stmt::Import(s) => v.aliases(&mut s.names),
+        Stmt::ImportFrom(s) => v.aliases(&mut s.names),
+        Stmt::Global(_)
         | Stmt::Nonlocal(_)
         | Stmt::Pass(_)
         | Stmt::Break(_)
@@ -256,13 +274,13 @@ fn comprehensions<V: VisitorMut + ?Sized>(v: &mut V, generators: &mut [ast::Comp
     for g in generators {
         v.expr(&mut g.target);
         v.expr(&mut g.iter);
-        v.expr_list(&mut g.ifs, ListKind::Other);
+        v.expr_list(&mut g.ifs, ListKind::ComprehensionIfs);
     }
 }
 
 pub fn walk_expr<V: VisitorMut + ?Sized>(v: &mut V, expr: &mut Expr) {
     match expr {
-        Expr::BoolOp(e) => v.expr_list(&mut e.values, ListKind::Other),
+        Expr::BoolOp(e) => v.expr_list(&mut e.values, ListKind::BoolOperands),
         Expr::NamedExpr(e) => {
             v.expr(&mut e.target);
             v.expr(&mut e.value);

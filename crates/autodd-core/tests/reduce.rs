@@ -182,3 +182,33 @@ fn restricting_rewrites_only_proposes_those() {
         reducer.best()
     );
 }
+
+#[test]
+fn reference_only_proposes_only_the_reference_rewrites() {
+    let source = fixture("kernel.py");
+    let reference: Vec<&str> = autodd_core::rewrite_names().into_iter().take(15).collect();
+    let opts = Options { reference_only: true, ..Options::default() };
+    let mut reducer = Reducer::new(&source, opts).expect("parses");
+    let mut bits = Bits::new(5);
+    let mut n = 0;
+    while let Some(c) = reducer.next_candidate() {
+        for r in &c.rewrites {
+            assert!(reference.contains(&r.as_str()), "{r} is not a reference rewrite");
+        }
+        n += 1;
+        reducer.report(c.id, bits.coin() && bits.coin());
+    }
+    assert!(n > 10);
+}
+
+#[test]
+fn candidates_that_cannot_compile_are_never_proposed() {
+    // `for-bind-0` on this loop would leave `break` outside any loop.
+    let source = "for x in range(3):\n    if x:\n        break\n    print(x)\n";
+    let mut reducer = Reducer::new(source, Options::default()).expect("parses");
+    while let Some(c) = reducer.next_candidate() {
+        assert!(!c.source.starts_with("x = 0\nif x:\n    break"), "proposed:\n{}", c.source);
+        reducer.report(c.id, false);
+    }
+    assert!(reducer.stats().invalid > 0);
+}

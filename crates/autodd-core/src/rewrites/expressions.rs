@@ -1,5 +1,6 @@
-//! Expression rewrites: `assign-rhs-1`, `call-fwd-arg1`, `binop-fwd-arg-left/right`
-//! and `int-reduce-2`.
+//! Expression rewrites: `assign-rhs-1`, `call-fwd-arg1`, `binop-fwd-arg-left/right`,
+//! `int-reduce-2`, and autodd's `attribute-fwd` (`a.b` → `a`) and `subscript-fwd`
+//! (`a[i]` → `a`).
 
 use num_bigint::BigInt;
 use num_traits::One;
@@ -21,6 +22,13 @@ pub fn matches(rewrite: Rewrite, expr: &Expr) -> bool {
             expr,
             Expr::Constant(ast::ExprConstant { value: ast::Constant::Int(v), .. }) if *v > BigInt::one()
         ),
+        // Only reads: `a.b = x` cannot become `a = x`.
+        Rewrite::AttributeFwd => {
+            matches!(expr, Expr::Attribute(a) if a.ctx == ast::ExprContext::Load)
+        }
+        Rewrite::SubscriptFwd => {
+            matches!(expr, Expr::Subscript(a) if a.ctx == ast::ExprContext::Load)
+        }
         _ => false,
     }
 }
@@ -42,6 +50,8 @@ pub fn replace(rewrite: Rewrite, expr: Expr) -> Expr {
             }
             Expr::Constant(c)
         }
+        (Rewrite::AttributeFwd, Expr::Attribute(a)) => *a.value,
+        (Rewrite::SubscriptFwd, Expr::Subscript(a)) => *a.value,
         (_, expr) => expr,
     }
 }

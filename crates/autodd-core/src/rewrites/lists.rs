@@ -5,12 +5,22 @@
 
 use crate::walk::ListKind;
 
-/// Whether `general-expr-remover` may remove an item of this list of `len` items.
-pub fn removable(kind: ListKind, len: usize) -> bool {
+/// How many items a list of this kind must keep to stay valid Python, or `None`
+/// when `general-expr-remover` leaves the list alone.
+pub fn min_len(kind: ListKind, reference_only: bool) -> Option<usize> {
     match kind {
-        ListKind::CallArgs | ListKind::Elts | ListKind::Decorators | ListKind::Bases => true,
+        ListKind::CallArgs | ListKind::Elts | ListKind::Decorators | ListKind::Bases => Some(0),
         // `{x}` without its only item would read as an empty dict.
-        ListKind::SetElts => len > 1,
-        ListKind::Other => false,
+        ListKind::SetElts => Some(1),
+        _ if reference_only => None,
+        ListKind::ComprehensionIfs => Some(0),
+        ListKind::AssignTargets | ListKind::DeleteTargets => Some(1),
+        ListKind::BoolOperands => Some(2),
+        ListKind::Other => None,
     }
+}
+
+/// Whether `general-expr-remover` may remove an item of this list of `len` items.
+pub fn removable(kind: ListKind, len: usize, reference_only: bool) -> bool {
+    min_len(kind, reference_only).is_some_and(|min| len > min)
 }

@@ -28,6 +28,17 @@ pub enum Rewrite {
     GeneralExprRemover,
     GeneralKeywordRemover,
     IntReduce2,
+    // Beyond the reference set:
+    WithRemover,
+    TryRemover,
+    WhileRemover,
+    AssignToExpr,
+    AugAssignToAssign,
+    AnnAssignToAssign,
+    AttributeFwd,
+    SubscriptFwd,
+    ImportNameRemover,
+    OptionalExprRemover,
 }
 
 /// How a rewrite changes the tree, which decides where the applier handles it.
@@ -44,8 +55,8 @@ pub enum Shape {
 }
 
 impl Rewrite {
-    /// Every rewrite, in the order the schedule introduces them.
-    pub const ALL: [Rewrite; 15] = [
+    /// The rewrites of the tool autodd replaces (`python -m tilelang.autodd`).
+    pub const REFERENCE: [Rewrite; 15] = [
         Rewrite::IfRemover1,
         Rewrite::IfRemover2,
         Rewrite::IfRemover3,
@@ -61,6 +72,35 @@ impl Rewrite {
         Rewrite::GeneralExprRemover,
         Rewrite::GeneralKeywordRemover,
         Rewrite::IntReduce2,
+    ];
+
+    /// Every rewrite: the reference set, then autodd's own.
+    pub const ALL: [Rewrite; 25] = [
+        Rewrite::IfRemover1,
+        Rewrite::IfRemover2,
+        Rewrite::IfRemover3,
+        Rewrite::ForBind0,
+        Rewrite::StmtRemover,
+        Rewrite::WithBind0,
+        Rewrite::AttachFullFuncArgs,
+        Rewrite::AssignRhs1,
+        Rewrite::CallFwdArg1,
+        Rewrite::BinopFwdArgLeft,
+        Rewrite::BinopFwdArgRight,
+        Rewrite::FuncArgRemover,
+        Rewrite::GeneralExprRemover,
+        Rewrite::GeneralKeywordRemover,
+        Rewrite::IntReduce2,
+        Rewrite::WithRemover,
+        Rewrite::TryRemover,
+        Rewrite::WhileRemover,
+        Rewrite::AssignToExpr,
+        Rewrite::AugAssignToAssign,
+        Rewrite::AnnAssignToAssign,
+        Rewrite::AttributeFwd,
+        Rewrite::SubscriptFwd,
+        Rewrite::ImportNameRemover,
+        Rewrite::OptionalExprRemover,
     ];
 
     /// The user-visible name, e.g. `if-remover-1`.
@@ -81,6 +121,16 @@ impl Rewrite {
             Rewrite::GeneralExprRemover => "general-expr-remover",
             Rewrite::GeneralKeywordRemover => "general-keyword-remover",
             Rewrite::IntReduce2 => "int-reduce-2",
+            Rewrite::WithRemover => "with-remover",
+            Rewrite::TryRemover => "try-remover",
+            Rewrite::WhileRemover => "while-remover",
+            Rewrite::AssignToExpr => "assign-to-expr",
+            Rewrite::AugAssignToAssign => "aug-assign-to-assign",
+            Rewrite::AnnAssignToAssign => "ann-assign-to-assign",
+            Rewrite::AttributeFwd => "attribute-fwd",
+            Rewrite::SubscriptFwd => "subscript-fwd",
+            Rewrite::ImportNameRemover => "import-name-remover",
+            Rewrite::OptionalExprRemover => "optional-expr-remover",
         }
     }
 
@@ -95,16 +145,26 @@ impl Rewrite {
             | Rewrite::IfRemover2
             | Rewrite::IfRemover3
             | Rewrite::ForBind0
-            | Rewrite::StmtRemover => Shape::ReplaceStmt,
+            | Rewrite::StmtRemover
+            | Rewrite::WithRemover
+            | Rewrite::TryRemover
+            | Rewrite::WhileRemover
+            | Rewrite::AssignToExpr
+            | Rewrite::AugAssignToAssign
+            | Rewrite::AnnAssignToAssign => Shape::ReplaceStmt,
             Rewrite::WithBind0 | Rewrite::AttachFullFuncArgs => Shape::EditStmt,
             Rewrite::AssignRhs1
             | Rewrite::CallFwdArg1
             | Rewrite::BinopFwdArgLeft
             | Rewrite::BinopFwdArgRight
-            | Rewrite::IntReduce2 => Shape::ReplaceExpr,
+            | Rewrite::IntReduce2
+            | Rewrite::AttributeFwd
+            | Rewrite::SubscriptFwd => Shape::ReplaceExpr,
             Rewrite::FuncArgRemover
             | Rewrite::GeneralExprRemover
-            | Rewrite::GeneralKeywordRemover => Shape::RemoveItem,
+            | Rewrite::GeneralKeywordRemover
+            | Rewrite::ImportNameRemover
+            | Rewrite::OptionalExprRemover => Shape::RemoveItem,
         }
     }
 }
@@ -119,6 +179,9 @@ impl RewriteSet {
     }
     pub fn all() -> Self {
         RewriteSet::of(&Rewrite::ALL)
+    }
+    pub fn reference() -> Self {
+        RewriteSet::of(&Rewrite::REFERENCE)
     }
     pub fn contains(self, r: Rewrite) -> bool {
         self.0 & (1 << r as u32) != 0
@@ -150,6 +213,13 @@ pub(crate) mod make {
             range: Default::default(),
             id: ast::Identifier::new(id),
             ctx,
+        })
+    }
+
+    pub fn expr_stmt(value: Expr) -> Stmt {
+        Stmt::Expr(ast::StmtExpr {
+            range: Default::default(),
+            value: Box::new(value),
         })
     }
 

@@ -1,4 +1,7 @@
-//! Statement rewrites: `stmt-remover`, `if-remover-1/2/3`, `for-bind-0`, `with-bind-0`.
+//! Statement rewrites: `stmt-remover`, `if-remover-1/2/3`, `for-bind-0`, `with-bind-0`,
+//! and autodd's own block collapses (`with-remover`, `try-remover`, `while-remover`)
+//! and assignment simplifications (`assign-to-expr`, `aug-assign-to-assign`,
+//! `ann-assign-to-assign`).
 
 use super::{make, Rewrite};
 use crate::parse::ast::{self, Stmt};
@@ -18,6 +21,16 @@ pub fn matches(rewrite: Rewrite, stmt: &Stmt) -> bool {
             Stmt::AsyncWith(s) => s.items.iter().any(|i| i.optional_vars.is_some()),
             _ => false,
         },
+        Rewrite::WithRemover => match stmt {
+            Stmt::With(s) => s.items.iter().all(|i| i.optional_vars.is_none()),
+            Stmt::AsyncWith(s) => s.items.iter().all(|i| i.optional_vars.is_none()),
+            _ => false,
+        },
+        Rewrite::TryRemover => matches!(stmt, Stmt::Try(_) | Stmt::TryStar(_)),
+        Rewrite::WhileRemover => matches!(stmt, Stmt::While(_)),
+        Rewrite::AssignToExpr => matches!(stmt, Stmt::Assign(_)),
+        Rewrite::AugAssignToAssign => matches!(stmt, Stmt::AugAssign(_)),
+        Rewrite::AnnAssignToAssign => matches!(stmt, Stmt::AnnAssign(s) if s.value.is_some()),
         _ => false,
     }
 }
@@ -29,6 +42,17 @@ pub fn replace(rewrite: Rewrite, stmt: Stmt) -> Vec<Stmt> {
         (Rewrite::IfRemover3, Stmt::If(s)) => s.orelse,
         (Rewrite::ForBind0, Stmt::For(s)) => bind_zero(&s.target, s.body, s.orelse),
         (Rewrite::ForBind0, Stmt::AsyncFor(s)) => bind_zero(&s.target, s.body, s.orelse),
+        (Rewrite::WithRemover, Stmt::With(s)) => s.body,
+        (Rewrite::WithRemover, Stmt::AsyncWith(s)) => s.body,
+        (Rewrite::TryRemover, Stmt::Try(s)) => [s.body, s.orelse, s.finalbody].concat(),
+        (Rewrite::TryRemover, Stmt::TryStar(s)) => [s.body, s.orelse, s.finalbody].concat(),
+        (Rewrite::WhileRemover, Stmt::While(s)) => [s.body, s.orelse].concat(),
+        (Rewrite::AssignToExpr, Stmt::Assign(s)) => vec![make::expr_stmt(*s.value)],
+        (Rewrite::AugAssignToAssign, Stmt::AugAssign(s)) => vec![make::assign(*s.target, *s.value)],
+        (Rewrite::AnnAssignToAssign, Stmt::AnnAssign(s)) => match s.value {
+            Some(value) => vec![make::assign(*s.target, *value)],
+            None => vec![make::pass()],
+        },
         _ => vec![make::pass()],
     }
 }

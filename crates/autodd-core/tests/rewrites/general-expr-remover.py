@@ -7,3 +7,7 @@ t = (1, 2)
 l = [x]
 s = {1, 2}
 one = {3}
+evens = [n for n in range(9) if n % 2 if n > 2]
+a = b = c = 0
+ok = x and y or z
+del p, q

@@ -1,0 +1,3 @@
+x: int = 5
+y: str
+self.z: list = []

@@ -1,0 +1,2 @@
+result = compute(x)
+a = b = 1

@@ -1,0 +1,3 @@
+value = config.block.size
+config.size = 4
+del obj.attr

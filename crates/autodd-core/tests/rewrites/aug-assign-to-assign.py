@@ -1,0 +1,2 @@
+total += price * qty
+self.count -= 1

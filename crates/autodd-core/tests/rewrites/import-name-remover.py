@@ -1,0 +1,3 @@
+import os, sys
+from typing import Any, List as L
+import json

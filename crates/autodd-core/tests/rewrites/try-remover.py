@@ -1,0 +1,8 @@
+try:
+    risky()
+except ValueError:
+    handle()
+else:
+    ok()
+finally:
+    cleanup()

@@ -1,0 +1,7 @@
+while queue:
+    item = queue.pop()
+else:
+    done()
+while True:
+    if ready():
+        break
