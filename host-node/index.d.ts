@@ -13,6 +13,10 @@ export interface Stats {
   stale: number;
   /** Candidates the engine answered itself because it had seen the same program. */
   cacheHits: number;
+  /** Candidates the engine dropped unrun because they could not be accepted. */
+  skipped: number;
+  /** Candidates the engine dropped unrun because CPython would not compile them. */
+  invalid: number;
   /** The phase running last (`fast`, `simplify`, `slow`, ...). */
   phase: string;
   round: number;

@@ -11,6 +11,13 @@ const TS_TYPES: &'static str = r#"
 export interface ReducerOptions {
   /** Restrict the reduction to these rewrites (names from `rewriteNames()`); all by default. */
   rewrites?: string[];
+  /** Restart the search with fresh probabilities after every accepted candidate
+   *  (plain PDD) instead of keeping what was learned about unchanged sites. */
+  forget?: boolean;
+  /** Also propose candidates CPython would refuse to compile. */
+  allowInvalid?: boolean;
+  /** Only the rewrites of the tool autodd replaces (for comparisons). */
+  referenceOnly?: boolean;
 }
 
 /** A program proposed by the engine; run it and pass `id` back to `Reducer.report`. */
@@ -34,6 +41,10 @@ export interface Stats {
   accepted: number;
   stale: number;
   cacheHits: number;
+  /** Candidates not proposed because they could not be accepted (no change, or too long). */
+  skipped: number;
+  /** Candidates not proposed because CPython would refuse to compile them. */
+  invalid: number;
   phase: string;
   round: number;
   originalBytes: number;
@@ -123,6 +134,8 @@ pub struct Stats {
     pub accepted: f64,
     pub stale: f64,
     pub cache_hits: f64,
+    pub skipped: f64,
+    pub invalid: f64,
     pub phase: String,
     pub round: u32,
     pub original_bytes: f64,
@@ -139,6 +152,8 @@ impl From<autodd_core::Stats> for Stats {
             accepted: s.accepted as f64,
             stale: s.stale as f64,
             cache_hits: s.cache_hits as f64,
+            skipped: s.skipped as f64,
+            invalid: s.invalid as f64,
             phase: s.phase,
             round: s.round,
             original_bytes: s.original_bytes as f64,
