@@ -155,6 +155,24 @@ export interface ReducePythonOptions {
   onPhase?(phase: 'check' | 'reduce' | 'finish'): void;
   /** Stops the reduction; `output` keeps the best program found so far. */
   signal?: AbortSignal;
+  /**
+   * Cap each candidate at 10 × the original's run time plus 2 s (never above
+   * `timeout`), so a candidate that hangs costs seconds, not the whole timeout.
+   * Default true.
+   */
+  adaptiveTimeout?: boolean;
+  /** Engine options, for comparisons with the tool autodd replaces. */
+  engine?: EngineOptions;
+}
+
+/** Switches for the engine's improvements over the reference tool. */
+export interface EngineOptions {
+  /** Only the rewrites of `python -m tilelang.autodd`. */
+  referenceOnly?: boolean;
+  /** Restart the search's probabilities after every accepted candidate (plain PDD). */
+  forget?: boolean;
+  /** Also run candidates CPython would refuse to compile. */
+  allowInvalid?: boolean;
 }
 
 export interface ReducePythonResult {
@@ -174,6 +192,8 @@ export interface ReducePythonResult {
   freezeStripped: boolean;
   timings: { checkMs: number; reduceMs: number; finishMs: number; totalMs: number };
   warnings: string[];
+  /** The per-candidate time limit used, in milliseconds (see `adaptiveTimeout`). */
+  candidateTimeoutMs: number;
 }
 
 /**

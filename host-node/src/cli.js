@@ -27,6 +27,12 @@ Options:
   --keep-freeze        keep freeze markers (__freeze__) in the result
   --no-preload         runner: do not import the program's modules in advance
   --report FILE        write statistics, timings and accepted steps as JSON
+  --no-adaptive-timeout
+                       run every candidate with the full --timeout (by default a
+                       candidate may take 10x the original's run time plus 2 s)
+  --reference-rewrites only the rewrites of python -m tilelang.autodd (comparisons)
+  --no-memory          restart the search's probabilities after every accepted
+                       candidate, as plain PDD does (comparisons)
   --quiet              print only errors and warnings
   -h, --help           show this help
   -V, --version        show the version
@@ -46,6 +52,9 @@ const OPTIONS = /** @type {const} */ ({
   'keep-freeze': { type: 'boolean' },
   'no-preload': { type: 'boolean' },
   report: { type: 'string' },
+  'no-adaptive-timeout': { type: 'boolean' },
+  'reference-rewrites': { type: 'boolean' },
+  'no-memory': { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
@@ -63,6 +72,8 @@ const OPTIONS = /** @type {const} */ ({
  * @property {boolean} keepFreeze
  * @property {boolean} preload
  * @property {string} [report]
+ * @property {boolean} adaptiveTimeout
+ * @property {{ referenceOnly: boolean, forget: boolean }} engine
  * @property {boolean} quiet
  */
 
@@ -108,6 +119,8 @@ export function parseCli(argv) {
     keepFreeze: Boolean(values['keep-freeze']),
     preload: !values['no-preload'],
     report: values.report,
+    adaptiveTimeout: !values['no-adaptive-timeout'],
+    engine: { referenceOnly: Boolean(values['reference-rewrites']), forget: Boolean(values['no-memory']) },
     quiet: Boolean(values.quiet),
   };
 }
@@ -188,6 +201,8 @@ export async function main(argv) {
       python: args.python,
       preload: args.preload,
       keepFreeze: args.keepFreeze,
+      adaptiveTimeout: args.adaptiveTimeout,
+      engine: args.engine,
       signal: controller.signal,
       onPhase: (phase) => reporter.setPhase(phase),
       onProgress: (progress) => reporter.update(progress),
@@ -269,6 +284,8 @@ async function writeReport(args, result) {
     backend: args.backend,
     jobs: args.jobs,
     timeout: args.timeout,
+    candidateTimeout: result.candidateTimeoutMs / 1000,
+    engine: args.engine,
     interrupted: result.interrupted,
     reproduced: result.reproduced,
     freezeStripped: result.freezeStripped,

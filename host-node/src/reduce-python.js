@@ -11,6 +11,11 @@ import { checkOutput, readSource, writeAtomic } from './files.js';
 import { Workspace } from './python.js';
 import { checkJobs, createReducer, drive } from './reduce.js';
 
+/** Candidates may run this many times longer than the original did... */
+const ADAPTIVE_FACTOR = 10;
+/** ...plus this margin, for noise and the runner's fork. */
+const ADAPTIVE_MARGIN_MS = 2000;
+
 /** @typedef {import('./reduce.js').Progress} Progress */
 /** @typedef {import('./reduce.js').AcceptedStep} AcceptedStep */
 /** @typedef {import('./backends/result.js').RunResult} RunResult */
@@ -34,6 +39,10 @@ import { checkJobs, createReducer, drive } from './reduce.js';
  * @property {(message: string) => void} [onWarning]
  * @property {(phase: 'check' | 'reduce' | 'finish') => void} [onPhase]
  * @property {AbortSignal} [signal] stops the reduction; OUTPUT keeps the best so far
+ * @property {boolean} [adaptiveTimeout] cap each candidate at 10 × the original's run
+ *   time plus 2 s, never above `timeout` (default true)
+ * @property {import('./reduce.js').ReducerOptions} [engine] engine options
+ *   (`referenceOnly`, `forget`, `allowInvalid`), for comparisons
  */
 
 /**
@@ -48,8 +57,10 @@ import { checkJobs, createReducer, drive } from './reduce.js';
  * @property {boolean | null} reproduced whether the result reproduced when run once more
  *   in a fresh process (null when interrupted)
  * @property {boolean} freezeStripped whether the freeze markers were removed
- * @property {{ checkMs: number, reduceMs: number, finishMs: number, totalMs: number }} timings
+ * @property {{ checkMs: number, reduceMs: number, engineMs: number, finishMs: number, totalMs: number }} timings
+ *   (`engineMs`: the part of `reduceMs` spent inside the engine's calls)
  * @property {string[]} warnings
+ * @property {number} candidateTimeoutMs the time limit candidates ran with
  */
 
 /**
@@ -86,9 +97,10 @@ export async function reducePython(options) {
     options.onWarning?.(message);
   };
 
-  const timings = { checkMs: 0, reduceMs: 0, finishMs: 0, totalMs: 0 };
+  const timings = { checkMs: 0, reduceMs: 0, engineMs: 0, finishMs: 0, totalMs: 0 };
   const engine = loadEngine();
-  const reducer = createReducer(source);
+  const reducer = createReducer(source, options.engine);
+  let candidateTimeoutMs = 0;
   /**
    * @param {string} text
    * @param {{ interrupted: boolean, checked?: boolean, reproduced?: boolean | null, stripped?: boolean }} how
@@ -108,6 +120,7 @@ export async function reducePython(options) {
       freezeStripped: stripped,
       timings,
       warnings,
+      candidateTimeoutMs,
     };
   };
   try {
@@ -121,6 +134,7 @@ export async function reducePython(options) {
     });
     try {
       const timeoutMs = timeout * 1000;
+      candidateTimeoutMs = timeoutMs;
       const backend = createBackend(backendName, {
         workspace,
         needle: errMsg,
@@ -132,8 +146,16 @@ export async function reducePython(options) {
       try {
         onPhase?.('check');
         const original = reducer.best();
+        const checkStart = performance.now();
         const check = await backend.run(original, { signal });
         const t1 = performance.now();
+        // A candidate that hangs (a loop lost its exit) would cost the whole timeout:
+        // cap candidates at a multiple of the original's run time (the first run
+        // includes starting the worker, which errs on the generous side).
+        if (options.adaptiveTimeout !== false) {
+          candidateTimeoutMs = Math.min(timeoutMs, ADAPTIVE_FACTOR * (t1 - checkStart) + ADAPTIVE_MARGIN_MS);
+          backend.limitTimeout(candidateTimeoutMs);
+        }
         timings.checkMs = t1 - t0;
         if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
         if (!check.found) throw notReproduced(errMsg, check, timeout);
@@ -150,6 +172,7 @@ export async function reducePython(options) {
         });
         const t2 = performance.now();
         timings.reduceMs = t2 - t1;
+        timings.engineMs = result.engineMs;
         if (result.interrupted || signal?.aborted) {
           return finished(result.source, { interrupted: true }, result);
         }

@@ -49,6 +49,8 @@ import { loadEngine } from './engine.js';
  * @property {number} tried
  * @property {AcceptedStep[]} steps
  * @property {boolean} interrupted `signal` stopped the reduction before it was done
+ * @property {number} engineMs time spent inside the engine's calls (nextCandidate, report,
+ *   stats, best): the reduction's cost outside the candidate runs
  */
 
 /**
@@ -83,6 +85,21 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
   /** @type {AcceptedStep[]} */
   const steps = [];
   let tried = 0;
+  let engineMs = 0;
+  /**
+   * Times one call into the engine.
+   * @template T
+   * @param {() => T} call
+   * @returns {T}
+   */
+  const timed = (call) => {
+    const start = performance.now();
+    try {
+      return call();
+    } finally {
+      engineMs += performance.now() - start;
+    }
+  };
   const aborted = new Promise((resolve) => {
     if (signal?.aborted) resolve(undefined);
     signal?.addEventListener('abort', () => resolve(undefined), { once: true });
@@ -97,7 +114,7 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
   try {
     while (!signal?.aborted) {
       while (inflight.size < jobs) {
-        const candidate = reducer.nextCandidate();
+        const candidate = timed(() => reducer.nextCandidate());
         if (!candidate) break;
         const controller = new AbortController();
         const settled = Promise.resolve()
@@ -121,9 +138,9 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
       if (entry?.stale) continue;
 
       tried += 1;
-      const acceptedBefore = reducer.stats().accepted;
-      reducer.report(candidate.id, Boolean(verdict));
-      const stats = reducer.stats();
+      const acceptedBefore = timed(() => reducer.stats().accepted);
+      timed(() => reducer.report(candidate.id, Boolean(verdict)));
+      const stats = timed(() => reducer.stats());
       /** @type {Progress} */
       const progress = { stats, tried, elapsedMs: performance.now() - started };
       if (stats.accepted > acceptedBefore) {
@@ -142,7 +159,10 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
         };
         steps.push(step);
         progress.accepted = step;
-        await onAccept?.(reducer.best(), step);
+        await onAccept?.(
+          timed(() => reducer.best()),
+          step,
+        );
       }
       onProgress?.(progress);
     }
@@ -155,6 +175,7 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
     tried,
     steps,
     interrupted: Boolean(signal?.aborted) && !reducer.isDone(),
+    engineMs,
   };
 }
 

@@ -326,3 +326,81 @@ describe('the example', { skip }, () => {
     assert.match(runPython('min.py', dir).output, /T\.gemm K shape check failed/);
   });
 });
+
+describe('engine switches and the adaptive timeout', { skip }, () => {
+  // Removing `n += 1` makes the loop endless: with the full 60 s timeout such a
+  // candidate would cost a minute; the adaptive cap stops it after a few seconds.
+  const HANGS = `def count():
+    n = 0
+    while n < 3:
+        n += 1
+    return n
+
+
+total = count()
+print("HANG" + "-CHECK failed with", total)
+`;
+
+  test('candidates are capped at a multiple of the original run time', async () => {
+    const dir = fixture({ 'hangs.py': HANGS });
+    const report = path.join(dir, 'report.json');
+    const run = await runCli(
+      [
+        'hangs.py',
+        '--err-msg',
+        'HANG-CHECK failed',
+        '-o',
+        'out.py',
+        '--timeout',
+        '60',
+        '--report',
+        report,
+        '--quiet',
+      ],
+      { cwd: dir },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const data = JSON.parse(fs.readFileSync(report, 'utf8'));
+    assert.ok(data.candidateTimeout > 0 && data.candidateTimeout < 10, `cap ${data.candidateTimeout} s`);
+    assert.equal(data.reproduced, true);
+    assert.match(runPython(path.join(dir, 'out.py'), dir).output, /HANG-CHECK failed/);
+  });
+
+  test('--no-adaptive-timeout keeps the full timeout', async () => {
+    const dir = fixture({ 'ok.py': 'x = 1\nprint("PLAIN-" + "BUG", x)\n' });
+    const report = path.join(dir, 'report.json');
+    const args = ['ok.py', '--err-msg', 'PLAIN-BUG', '-o', 'out.py', '--timeout', '7'];
+    const run = await runCli([...args, '--no-adaptive-timeout', '--report', report, '--quiet'], { cwd: dir });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(fs.readFileSync(report, 'utf8')).candidateTimeout, 7);
+  });
+
+  test('--reference-rewrites uses only the reference rewrites', async () => {
+    const dir = fixture({ 'prog.py': TRAPS.replace(/ctypes\.string_at\(0\)/, 'pass') });
+    const report = path.join(dir, 'report.json');
+    const args = ['prog.py', '--err-msg', 'value check failed', '-o', 'out.py', '--timeout', '5'];
+    const run = await runCli([...args, '--reference-rewrites', '--report', report, '--quiet'], { cwd: dir });
+    assert.equal(run.code, 0, run.stderr);
+    const data = JSON.parse(fs.readFileSync(report, 'utf8'));
+    assert.deepEqual(data.engine, { referenceOnly: true, forget: false });
+    const reference = new Set([
+      'if-remover-1',
+      'if-remover-2',
+      'if-remover-3',
+      'for-bind-0',
+      'stmt-remover',
+      'with-bind-0',
+      'attach-full-func-args',
+      'assign-rhs-1',
+      'call-fwd-arg1',
+      'binop-fwd-arg-left',
+      'binop-fwd-arg-right',
+      'func-arg-remover',
+      'general-expr-remover',
+      'general-keyword-remover',
+      'int-reduce-2',
+    ]);
+    assert.ok(data.steps.length > 0);
+    for (const step of data.steps) for (const r of step.rewrites) assert.ok(reference.has(r), r);
+  });
+});

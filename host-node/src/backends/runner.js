@@ -191,6 +191,8 @@ export class RunnerBackend {
     this.workspace = workspace;
     this.needle = needle;
     this.timeoutMs = timeoutMs;
+    /** Limit for starting a worker (imports included); `limitTimeout` leaves it alone. */
+    this.startTimeoutMs = timeoutMs;
     this.preload = preload;
     this.onWarning = onWarning ?? (() => {});
     this.slots = new Slots(jobs);
@@ -198,6 +200,15 @@ export class RunnerBackend {
     this.workers = new Array(jobs).fill(undefined);
     this.warnedImports = false;
     this.closed = false;
+  }
+
+  /**
+   * Lowers the per-candidate time limit (never the time allowed to start a worker).
+   * @param {number} ms
+   */
+  limitTimeout(ms) {
+    this.timeoutMs = Math.min(this.timeoutMs, ms);
+    for (const worker of this.workers) if (worker) worker.timeoutMs = this.timeoutMs;
   }
 
   /**
@@ -236,10 +247,11 @@ export class RunnerBackend {
         needle: this.needle,
         preload: this.preload,
         scriptDir: path.dirname(this.workspace.file(slot)),
-        timeoutMs: this.timeoutMs,
+        timeoutMs: this.startTimeoutMs,
       });
       this.workers[slot] = worker;
       if (await worker.ready) {
+        worker.timeoutMs = this.timeoutMs;
         if (worker.failedImports.length && !this.warnedImports) {
           this.warnedImports = true;
           this.onWarning(`not preloaded (import failed): ${worker.failedImports.join(', ')}`);

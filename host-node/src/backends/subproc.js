@@ -31,6 +31,14 @@ export class SubprocBackend {
   }
 
   /**
+   * Lowers the per-candidate time limit.
+   * @param {number} ms
+   */
+  limitTimeout(ms) {
+    this.timeoutMs = Math.min(this.timeoutMs, ms);
+  }
+
+  /**
    * Runs one program.
    * @param {string} source
    * @param {{ signal?: AbortSignal }} [options] aborting kills the run (outcome `cancelled`)
