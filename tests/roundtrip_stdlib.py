@@ -16,8 +16,9 @@ idempotent.
 Known differences of rustpython-parser 0.4 from CPython 3.11 that the printer cannot
 repair, because the parser hands over a different AST than CPython builds:
 
-  * A surrogate escape such as '\\ud800' becomes U+FFFD (a Rust string cannot hold a
-    surrogate), so the printed string differs.
+  * (Repaired in autodd-core's parse.rs: a surrogate escape such as '\\ud800', which
+    rustpython would turn into U+FFFD, is carried through as a private-use stand-in
+    that the printer writes back as the escape.)
   * An annotated assignment to a parenthesized name, `(x): int`, comes back with
     `simple` set, so it prints as `x: int`.
   * `match x,:` comes back with the subject `x` instead of the tuple `(x,)`.

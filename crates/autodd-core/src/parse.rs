@@ -7,9 +7,94 @@ use rustpython_parser::{lexer::lex, Mode, Tok};
 
 use crate::error::{Error, ErrorCode};
 
+/// Where lone surrogates (`'\ud800'`) live inside parsed strings. A Rust string
+/// cannot hold a surrogate, and the parser would turn one into U+FFFD, so before
+/// parsing, a surrogate escape in a string literal is rewritten to the escape of
+/// `SURROGATE_BASE + (s - 0xD800)`, a private-use character; the printer writes
+/// characters of that range back as `\uXXXX` surrogate escapes. (A program that
+/// holds these exact private-use characters literally would print them as
+/// surrogates: none is known.)
+pub const SURROGATE_BASE: u32 = 0xF_5800;
+
+/// The surrogate a character of the private-use range stands for, if it is one.
+pub fn surrogate_of(c: char) -> Option<u32> {
+    let c = c as u32;
+    (SURROGATE_BASE..SURROGATE_BASE + 0x800)
+        .contains(&c)
+        .then(|| 0xD800 + (c - SURROGATE_BASE))
+}
+
+/// `source` with surrogate escapes in (non-raw, non-bytes) string literals
+/// rewritten as described at [`SURROGATE_BASE`]; borrowed when there are none.
+fn protect_surrogates(source: &str) -> std::borrow::Cow<'_, str> {
+    use rustpython_parser::StringKind;
+    let lower = |s: &str| s.contains("\\ud") || s.contains("\\uD") || s.contains("\\U0000");
+    if !lower(source) {
+        return std::borrow::Cow::Borrowed(source);
+    }
+    let mut out = String::with_capacity(source.len() + 16);
+    let mut copied = 0;
+    for (tok, range) in lex(source, Mode::Module).flatten() {
+        let Tok::String { kind, .. } = tok else {
+            continue;
+        };
+        if !matches!(
+            kind,
+            StringKind::String | StringKind::Unicode | StringKind::FString
+        ) {
+            continue;
+        }
+        let (start, end) = (
+            u32::from(range.start()) as usize,
+            u32::from(range.end()) as usize,
+        );
+        let Some(text) = source.get(start..end) else {
+            continue;
+        };
+        out.push_str(&source[copied..start]);
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] != b'\\' || i + 1 >= bytes.len() {
+                let ch_len = text[i..].chars().next().map_or(1, char::len_utf8);
+                out.push_str(&text[i..i + ch_len]);
+                i += ch_len;
+                continue;
+            }
+            let digits = match bytes[i + 1] {
+                b'u' => 4,
+                b'U' => 8,
+                _ => 0,
+            };
+            let value = text
+                .get(i + 2..i + 2 + digits)
+                .filter(|h| digits > 0 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+                .and_then(|h| u32::from_str_radix(h, 16).ok());
+            match value {
+                Some(v) if (0xD800..0xE000).contains(&v) => {
+                    out.push_str(&format!("\\U{:08x}", SURROGATE_BASE + (v - 0xD800)));
+                    i += 2 + digits;
+                }
+                _ => {
+                    // Copy the backslash and the character it escapes (so `\\ud800`
+                    // stays a backslash followed by text).
+                    out.push('\\');
+                    let next_len = text[i + 1..].chars().next().map_or(1, char::len_utf8);
+                    out.push_str(&text[i + 1..i + 1 + next_len]);
+                    i += 1 + next_len;
+                }
+            }
+        }
+        copied = end;
+    }
+    out.push_str(&source[copied..]);
+    std::borrow::Cow::Owned(out)
+}
+
 /// Parses a whole module. A syntax error comes back as an [`Error`] with the line and
 /// column where the parser gave up.
 pub fn parse_module(source: &str) -> Result<Vec<ast::Stmt>, Error> {
+    let source = &*protect_surrogates(source);
     match rustpython_parser::parse(source, Mode::Module, "<input>") {
         Ok(ast::Mod::Module(m)) => Ok(m.body),
         Ok(_) => Err(Error::new(ErrorCode::SyntaxError, "expected a module")),
@@ -124,6 +209,30 @@ mod tests {
         let err = parse_module("x = 1\ny = (\n").unwrap_err();
         assert_eq!(err.code, ErrorCode::SyntaxError);
         assert!(err.line.is_some());
+    }
+
+    #[test]
+    fn surrogate_escapes_survive_parsing() {
+        let body = parse_module("s = '\\ud800x\\\\ud800' + r'\\udc00'\n").unwrap();
+        let ast::Stmt::Assign(assign) = &body[0] else {
+            panic!("not an assignment")
+        };
+        let ast::Expr::BinOp(op) = &*assign.value else {
+            panic!("not a binop")
+        };
+        let text = |e: &ast::Expr| match e {
+            ast::Expr::Constant(c) => match &c.value {
+                ast::Constant::Str(s) => s.clone(),
+                _ => panic!("not a str"),
+            },
+            _ => panic!("not a constant"),
+        };
+        // The escaped surrogate became its private-use stand-in; the escaped
+        // backslash and the raw string did not change.
+        assert_eq!(text(&op.left), "\u{f5800}x\\ud800");
+        assert_eq!(text(&op.right), "\\udc00");
+        assert_eq!(surrogate_of('\u{f5800}'), Some(0xD800));
+        assert_eq!(surrogate_of('a'), None);
     }
 
     #[test]

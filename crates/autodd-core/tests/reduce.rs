@@ -187,13 +187,19 @@ fn restricting_rewrites_only_proposes_those() {
 fn reference_only_proposes_only_the_reference_rewrites() {
     let source = fixture("kernel.py");
     let reference: Vec<&str> = autodd_core::rewrite_names().into_iter().take(15).collect();
-    let opts = Options { reference_only: true, ..Options::default() };
+    let opts = Options {
+        reference_only: true,
+        ..Options::default()
+    };
     let mut reducer = Reducer::new(&source, opts).expect("parses");
     let mut bits = Bits::new(5);
     let mut n = 0;
     while let Some(c) = reducer.next_candidate() {
         for r in &c.rewrites {
-            assert!(reference.contains(&r.as_str()), "{r} is not a reference rewrite");
+            assert!(
+                reference.contains(&r.as_str()),
+                "{r} is not a reference rewrite"
+            );
         }
         n += 1;
         reducer.report(c.id, bits.coin() && bits.coin());
@@ -207,7 +213,11 @@ fn candidates_that_cannot_compile_are_never_proposed() {
     let source = "for x in range(3):\n    if x:\n        break\n    print(x)\n";
     let mut reducer = Reducer::new(source, Options::default()).expect("parses");
     while let Some(c) = reducer.next_candidate() {
-        assert!(!c.source.starts_with("x = 0\nif x:\n    break"), "proposed:\n{}", c.source);
+        assert!(
+            !c.source.starts_with("x = 0\nif x:\n    break"),
+            "proposed:\n{}",
+            c.source
+        );
         reducer.report(c.id, false);
     }
     assert!(reducer.stats().invalid > 0);

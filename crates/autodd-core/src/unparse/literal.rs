@@ -55,6 +55,9 @@ fn printable(c: char) -> bool {
 
 /// Whether `c` must be escaped in a string literal quoted with `q`.
 fn needs_escape(c: char, q: char) -> bool {
+    if crate::parse::surrogate_of(c).is_some() {
+        return true;
+    }
     if (' '..='~').contains(&c) {
         c == '\\' || c == q
     } else {
@@ -72,6 +75,13 @@ fn push_escape(out: &mut String, c: char) {
         '\'' | '"' => {
             out.push('\\');
             out.write_char(c)
+        }
+        c if crate::parse::surrogate_of(c).is_some() => {
+            write!(
+                out,
+                "\\u{:04x}",
+                crate::parse::surrogate_of(c).unwrap_or(0xFFFD)
+            )
         }
         c if (c as u32) < 0x100 => write!(out, "\\x{:02x}", c as u32),
         c if (c as u32) < 0x10000 => write!(out, "\\u{:04x}", c as u32),
