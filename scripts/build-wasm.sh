@@ -36,7 +36,7 @@ up_to_date() {
 build() {
   local target="$1" out="$2"
   if up_to_date "$out/autodd_wasm_bg.wasm"; then
-    echo "build-wasm: $out is up to date"
+    [[ "${AUTODD_BUILD_QUIET:-0}" == 1 ]] || echo "build-wasm: $out is up to date"
     return
   fi
   echo "build-wasm: building $target into $out"
