@@ -174,7 +174,28 @@ export async function reducePython(options) {
         timings.reduceMs = t2 - t1;
         timings.engineMs = result.engineMs;
         if (result.interrupted || signal?.aborted) {
-          return finished(result.source, { interrupted: true }, result);
+          // OUTPUT must run on its own even now: the `__freeze__` markers (and the
+          // import autodd may have added for them) need autodd's shim, so drop them
+          // if one quick fresh run shows the result still reproduces without them.
+          let final = result.source;
+          let stripped = false;
+          const bare = options.keepFreeze ? final : engineCall(() => engine.stripFreeze(final));
+          if (bare !== final) {
+            const quick = new SubprocBackend({
+              workspace,
+              needle: errMsg,
+              timeoutMs: candidateTimeoutMs,
+              jobs: 1,
+            });
+            const run = await quick.run(bare, {});
+            await quick.close();
+            if (run.found) {
+              final = bare;
+              stripped = true;
+              if (output) await writeAtomic(output, final);
+            }
+          }
+          return finished(final, { interrupted: true, stripped }, result);
         }
 
         onPhase?.('finish');

@@ -302,6 +302,35 @@ for (const backend of BACKENDS) {
   });
 }
 
+describe('interrupted with freeze comments', { skip }, () => {
+  test('OUTPUT runs under plain python3: the added __freeze__ import is gone', async () => {
+    const source = fs
+      .readFileSync(EXAMPLE, 'utf8')
+      .replace('import itertools\n', 'import itertools  # autodd: freeze\n');
+    assert.match(source, /# autodd: freeze\n/);
+    const dir = fixture({ 'bug.py': source });
+    let sent = false;
+    const run = await runCli(
+      ['bug.py', '--err-msg', 'T.gemm K shape check failed', '-o', 'min.py', '--timeout', '5'],
+      {
+        cwd: dir,
+        onStderr: (text, child) => {
+          if (!sent && (text.match(/accepted #/g) ?? []).length >= 2) {
+            sent = true;
+            child.kill('SIGINT');
+          }
+        },
+      },
+    );
+    assert.ok(sent, run.stderr);
+    assert.equal(run.code, 130, run.stderr);
+    const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
+    assert.doesNotMatch(result, /__freeze__/);
+    assert.match(result, /import itertools/);
+    assert.match(runPython('min.py', dir).output, /T\.gemm K shape check failed/);
+  });
+});
+
 describe('the example', { skip }, () => {
   test('tile_kernel_bug.py reduces to at most 15% of its lines and still fails', async () => {
     const dir = fixture({ 'tile_kernel_bug.py': fs.readFileSync(EXAMPLE, 'utf8') });

@@ -1,0 +1,53 @@
+"""Prepares bench/.cache: a private venv with typing_extensions and the reference
+reducer's single module, `tilelang/autodd.py`, taken from the tilelang wheel.
+Each step is skipped when its result is already there."""
+
+import glob
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+REFERENCE_VERSION = "0.1.15"
+
+
+def prepare(cache: Path, log=print) -> dict:
+    """Returns the paths the tools need: `python` (the venv's interpreter), `bin`
+    (the venv's bin folder, put first on PATH so `python3` is that interpreter) and
+    `reference` (the folder to put on PYTHONPATH for `import tilelang.autodd`)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    env_dir = cache / "venv"
+    python = env_dir / "bin" / "python3"
+    if not python.exists():
+        log(f"setup: creating {env_dir}")
+        venv.EnvBuilder(with_pip=True, symlinks=True).create(env_dir)
+    if subprocess.run([python, "-c", "import typing_extensions"], capture_output=True).returncode:
+        log("setup: installing typing_extensions")
+        subprocess.run([python, "-m", "pip", "install", "-q", "typing_extensions"], check=True)
+
+    reference = cache / "reference"
+    module = reference / "tilelang" / "autodd.py"
+    if not module.exists():
+        wheels = glob.glob(str(cache / f"tilelang-{REFERENCE_VERSION}-*.whl"))
+        if not wheels:
+            log(f"setup: downloading tilelang=={REFERENCE_VERSION}")
+            subprocess.run(
+                [python, "-m", "pip", "download", "-q", f"tilelang=={REFERENCE_VERSION}", "--no-deps", "-d", cache],
+                check=True,
+            )
+            wheels = glob.glob(str(cache / f"tilelang-{REFERENCE_VERSION}-*.whl"))
+        log(f"setup: extracting tilelang/autodd.py from {Path(wheels[0]).name}")
+        module.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(wheels[0]) as wheel:
+            module.write_bytes(wheel.read("tilelang/autodd.py"))
+    # An empty package file of our own (not tilelang's, which imports its compiled
+    # parts): enough for `from tilelang.autodd import __freeze__`.
+    init = module.parent / "__init__.py"
+    if not init.exists():
+        init.write_text("")
+    return {"python": python, "bin": env_dir / "bin", "reference": reference}
+
+
+if __name__ == "__main__":
+    print(prepare(Path(sys.argv[1])))
