@@ -160,6 +160,14 @@ export async function reducePython(options) {
         if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
         if (!check.found) throw notReproduced(errMsg, check, timeout);
         if (output) await writeAtomic(output, original);
+        let written = original;
+        /** @param {string} best */
+        const keep = async (best) => {
+          if (output && Buffer.byteLength(best) < Buffer.byteLength(written)) {
+            written = best;
+            await writeAtomic(output, best);
+          }
+        };
 
         onPhase?.('reduce');
         const result = await drive(reducer, {
@@ -168,7 +176,8 @@ export async function reducePython(options) {
           onProgress,
           evaluate: async (candidate, candidateSignal) =>
             (await backend.run(candidate.source, { signal: candidateSignal })).found,
-          onAccept: output ? (best) => writeAtomic(output, best) : undefined,
+          // Only a smaller program replaces OUTPUT: a canonicalizing step may grow it.
+          onAccept: output ? (best) => keep(best) : undefined,
         });
         const t2 = performance.now();
         timings.reduceMs = t2 - t1;
@@ -177,7 +186,10 @@ export async function reducePython(options) {
           // OUTPUT must run on its own even now: the `__freeze__` markers (and the
           // import autodd may have added for them) need autodd's shim, so drop them
           // if one quick fresh run shows the result still reproduces without them.
-          let final = result.source;
+          // OUTPUT holds the smallest program accepted so far; the engine's current
+          // one may be larger (mid-way through a canonicalizing phase).
+          let final =
+            Buffer.byteLength(result.source) <= Buffer.byteLength(written) ? result.source : written;
           let stripped = false;
           const bare = options.keepFreeze ? final : engineCall(() => engine.stripFreeze(final));
           if (bare !== final) {
@@ -192,14 +204,19 @@ export async function reducePython(options) {
             if (run.found) {
               final = bare;
               stripped = true;
-              if (output) await writeAtomic(output, final);
             }
           }
+          if (output && final !== written) await writeAtomic(output, final);
           return finished(final, { interrupted: true, stripped }, result);
         }
 
         onPhase?.('finish');
         let final = result.source;
+        // The engine's result is the smallest interesting program it saw.
+        if (output && final !== written) {
+          written = final;
+          await writeAtomic(output, final);
+        }
         let freezeStripped = false;
         if (!options.keepFreeze) {
           const stripped = engineCall(() => engine.stripFreeze(final));

@@ -345,10 +345,17 @@ describe('the example', { skip }, () => {
         '2',
         '--timeout',
         '5',
+        '--report',
+        'report.json',
       ],
       { cwd: dir },
     );
     assert.equal(run.code, 0, run.stderr);
+    // OUTPUT is the reported result: the smallest program, not the last accepted one
+    // (a canonicalizing step may have grown that).
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8'));
+    assert.equal(fs.statSync(path.join(dir, 'min.py')).size, report.final.bytes);
+    assert.equal(report.final.bytes, report.stats.bestBytes);
     const original = lineCount(fs.readFileSync(EXAMPLE, 'utf8'));
     const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
     assert.ok(lineCount(result) <= 0.15 * original, `${lineCount(result)} of ${original} lines:\n${result}`);

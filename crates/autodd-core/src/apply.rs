@@ -154,6 +154,28 @@ impl VisitorMut for Applier<'_> {
         }
     }
 
+    fn dict(&mut self, keys: &mut Vec<Option<Expr>>, values: &mut Vec<Expr>) {
+        let old_keys = std::mem::take(keys);
+        let old_values = std::mem::take(values);
+        for (key, mut value) in old_keys.into_iter().zip(old_values) {
+            let first = self.next;
+            if self.selected(first) == Some(Rewrite::GeneralExprRemover) {
+                self.skip(first);
+                if key.is_some() {
+                    self.skip(self.next);
+                }
+                continue;
+            }
+            let key = key.map(|mut k| {
+                self.expr(&mut k);
+                k
+            });
+            keys.push(key);
+            self.expr(&mut value);
+            values.push(value);
+        }
+    }
+
     fn optional(&mut self, expr: &mut Option<Box<Expr>>, _removable: bool) {
         if expr.is_some() {
             if self.removes_next(Rewrite::OptionalExprRemover) {

@@ -382,20 +382,25 @@ impl Reducer {
 }
 
 /// Identifies a site across accepted candidates: the rewrite, the text of its node,
-/// and how many earlier sites share both.
+/// the first line of the statement holding it (so `x` in `def f(x)` and in
+/// `def g(x)` differ), and how many earlier sites share all three.
 type SiteKey = (Rewrite, u64, u32);
 
 fn site_keys(map: &SiteMap, text: &str) -> Vec<SiteKey> {
+    let slice = |node: u32| {
+        let range = map.ranges[node as usize];
+        text.get(usize::from(range.start())..usize::from(range.end()))
+            .unwrap_or("")
+    };
     let mut counts: HashMap<(Rewrite, u64), u32> = HashMap::new();
     map.sites
         .iter()
         .map(|site| {
-            let range = map.ranges[site.node as usize];
-            let slice = text
-                .get(usize::from(range.start())..usize::from(range.end()))
-                .unwrap_or("");
+            let owner = slice(map.owners[site.node as usize]);
+            let owner_line = owner.split('\n').next().unwrap_or("");
             let mut h = std::collections::hash_map::DefaultHasher::new();
-            slice.hash(&mut h);
+            slice(site.node).hash(&mut h);
+            owner_line.hash(&mut h);
             let base = (site.rewrite, h.finish());
             let n = counts.entry(base).or_insert(0);
             *n += 1;

@@ -25,6 +25,9 @@ pub struct SiteMap {
     pub sites: Vec<Site>,
     pub ends: Vec<u32>,
     pub ranges: Vec<TextRange>,
+    /// For every node id, the id of the innermost statement holding it (itself for a
+    /// statement): what tells apart two `x` parameters of different functions.
+    pub owners: Vec<u32>,
 }
 
 /// Statement rewrites, in priority order when several are chosen on one statement.
@@ -68,6 +71,7 @@ pub fn find_sites(body: &[Stmt], kinds: RewriteSet, reference_lists: bool) -> Si
         list_ctx: None,
         rhs: false,
         optional: false,
+        statements: Vec::new(),
     };
     finder.body(&mut scratch);
     finder.map
@@ -85,6 +89,8 @@ struct Finder {
     rhs: bool,
     /// The next visited expression may be dropped (`return` value, annotation, ...).
     optional: bool,
+    /// Ids of the statements enclosing the current node, innermost last.
+    statements: Vec<u32>,
 }
 
 /// Book-keeping of one node between its entry and exit.
@@ -99,6 +105,9 @@ impl Finder {
         let id = self.map.ends.len() as u32;
         self.map.ends.push(0);
         self.map.ranges.push(range);
+        self.map
+            .owners
+            .push(self.statements.last().copied().unwrap_or(id));
         let open = Open {
             id,
             first_site: self.map.sites.len(),
@@ -140,6 +149,7 @@ impl VisitorMut for Finder {
             }
         }
         let own = self.map.sites.len() - open.first_site;
+        self.statements.push(open.id);
         match stmt {
             Stmt::Assign(s) => {
                 self.expr_list(&mut s.targets, ListKind::AssignTargets);
@@ -156,6 +166,7 @@ impl VisitorMut for Finder {
             }
             _ => walk::walk_stmt(self, stmt),
         }
+        self.statements.pop();
         if frozen_here {
             self.frozen_depth -= 1;
         }
@@ -208,6 +219,19 @@ impl VisitorMut for Finder {
         if let Some(e) = expr.as_deref_mut() {
             self.optional = removable;
             self.expr(e);
+        }
+    }
+
+    fn dict(&mut self, keys: &mut Vec<Option<Expr>>, values: &mut Vec<Expr>) {
+        let len = values.len();
+        for (key, value) in keys.iter_mut().zip(values.iter_mut()) {
+            // The entry's first node stands for the whole entry.
+            self.list_ctx = Some((ListKind::DictItems, len));
+            if let Some(key) = key {
+                self.expr(key);
+            }
+            // For `**mapping` the value is the entry's first node and takes the context.
+            self.expr(value);
         }
     }
 

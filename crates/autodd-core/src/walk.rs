@@ -27,6 +27,8 @@ pub enum ListKind {
     BoolOperands,
     /// Targets of `del` (at least one stays).
     DeleteTargets,
+    /// Entries of a dict display (a key and its value, or a `**mapping`).
+    DictItems,
     /// Any other list (assignment targets, comparators, boolean operands, ...).
     Other,
 }
@@ -67,6 +69,15 @@ pub trait VisitorMut {
         let _ = removable;
         if let Some(e) = expr.as_deref_mut() {
             self.expr(e);
+        }
+    }
+    /// The entries of a dict display: each key (absent for `**mapping`), then its value.
+    fn dict(&mut self, keys: &mut Vec<Option<Expr>>, values: &mut Vec<Expr>) {
+        for (key, value) in keys.iter_mut().zip(values.iter_mut()) {
+            if let Some(key) = key {
+                self.expr(key);
+            }
+            self.expr(value);
         }
     }
     /// The names of an `import` or `from ... import`.
@@ -299,14 +310,7 @@ pub fn walk_expr<V: VisitorMut + ?Sized>(v: &mut V, expr: &mut Expr) {
             v.expr(&mut e.test);
             v.expr(&mut e.orelse);
         }
-        Expr::Dict(e) => {
-            for (key, value) in e.keys.iter_mut().zip(e.values.iter_mut()) {
-                if let Some(key) = key {
-                    v.expr(key);
-                }
-                v.expr(value);
-            }
-        }
+        Expr::Dict(e) => v.dict(&mut e.keys, &mut e.values),
         Expr::Set(e) => v.expr_list(&mut e.elts, ListKind::SetElts),
         Expr::ListComp(e) => {
             v.expr(&mut e.elt);

@@ -3,4 +3,3 @@ x: int = 1
 match x:
     case _:
         pass
-'�'

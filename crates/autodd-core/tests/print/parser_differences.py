@@ -9,5 +9,3 @@ U'upper-case u prefix'
 match x,:
     case _:
         pass
-# A surrogate escape becomes U+FFFD.
-'\ud800'

@@ -49,3 +49,5 @@ class C:
 '\\N{not a name}'
 '{braces}'
 '%s %d' % (a, b)
+'\ud800 and \udfff'
+'\\ud800 is not an escape'

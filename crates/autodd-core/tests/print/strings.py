@@ -53,3 +53,6 @@ class C:
 "\\N{not a name}"
 '{braces}'
 '%s %d' % (a, b)
+# Lone surrogates survive (carried through parsing as private-use stand-ins).
+'\ud800 and \U0000dfff'
+'\\ud800 is not an escape'

@@ -11,3 +11,4 @@ evens = [n for n in range(9) if n % 2 if n > 2]
 a = b = c = 0
 ok = x and y or z
 del p, q
+d = {'a': 1, **extra, 'b': f(2)}
