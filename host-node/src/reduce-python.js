@@ -143,6 +143,20 @@ export async function reducePython(options) {
         preload: options.preload === false ? [] : engineCall(() => engine.topLevelImports(source)),
         onWarning: warn,
       });
+      /**
+       * Runs `text` once in a fresh `python3`, as a user running OUTPUT would.
+       * @param {string} text
+       * @param {number} ms time limit
+       * @param {AbortSignal} [runSignal]
+       */
+      const freshRun = async (text, ms, runSignal) => {
+        const fresh = new SubprocBackend({ workspace, needle: errMsg, timeoutMs: ms, jobs: 1 });
+        try {
+          return await fresh.run(text, { signal: runSignal });
+        } finally {
+          await fresh.close();
+        }
+      };
       try {
         onPhase?.('check');
         const original = reducer.best();
@@ -183,28 +197,18 @@ export async function reducePython(options) {
         timings.reduceMs = t2 - t1;
         timings.engineMs = result.engineMs;
         if (result.interrupted || signal?.aborted) {
-          // OUTPUT must run on its own even now: the `__freeze__` markers (and the
-          // import autodd may have added for them) need autodd's shim, so drop them
-          // if one quick fresh run shows the result still reproduces without them.
           // OUTPUT holds the smallest program accepted so far; the engine's current
           // one may be larger (mid-way through a canonicalizing phase).
           let final =
             Buffer.byteLength(result.source) <= Buffer.byteLength(written) ? result.source : written;
+          // OUTPUT must run on its own even now: the `__freeze__` markers (and the
+          // import autodd may have added for them) need autodd's shim, so drop them
+          // if one quick fresh run shows the result still reproduces without them.
           let stripped = false;
           const bare = options.keepFreeze ? final : engineCall(() => engine.stripFreeze(final));
-          if (bare !== final) {
-            const quick = new SubprocBackend({
-              workspace,
-              needle: errMsg,
-              timeoutMs: candidateTimeoutMs,
-              jobs: 1,
-            });
-            const run = await quick.run(bare, {});
-            await quick.close();
-            if (run.found) {
-              final = bare;
-              stripped = true;
-            }
+          if (bare !== final && (await freshRun(bare, candidateTimeoutMs)).found) {
+            final = bare;
+            stripped = true;
           }
           if (output && final !== written) await writeAtomic(output, final);
           return finished(final, { interrupted: true, stripped }, result);
@@ -231,9 +235,7 @@ export async function reducePython(options) {
           }
         }
         // The final word: a fresh process, as `python3 OUTPUT` would run it.
-        const confirmer = new SubprocBackend({ workspace, needle: errMsg, timeoutMs, jobs: 1 });
-        const confirm = await confirmer.run(final, { signal });
-        await confirmer.close();
+        const confirm = await freshRun(final, timeoutMs, signal);
         timings.finishMs = performance.now() - t2;
         const interrupted = Boolean(signal?.aborted);
         const reproduced = interrupted ? null : confirm.found;

@@ -74,23 +74,8 @@ impl Rewrite {
         Rewrite::IntReduce2,
     ];
 
-    /// Every rewrite: the reference set, then autodd's own.
-    pub const ALL: [Rewrite; 25] = [
-        Rewrite::IfRemover1,
-        Rewrite::IfRemover2,
-        Rewrite::IfRemover3,
-        Rewrite::ForBind0,
-        Rewrite::StmtRemover,
-        Rewrite::WithBind0,
-        Rewrite::AttachFullFuncArgs,
-        Rewrite::AssignRhs1,
-        Rewrite::CallFwdArg1,
-        Rewrite::BinopFwdArgLeft,
-        Rewrite::BinopFwdArgRight,
-        Rewrite::FuncArgRemover,
-        Rewrite::GeneralExprRemover,
-        Rewrite::GeneralKeywordRemover,
-        Rewrite::IntReduce2,
+    /// autodd's own rewrites, beyond the reference set.
+    pub const OWN: [Rewrite; 10] = [
         Rewrite::WithRemover,
         Rewrite::TryRemover,
         Rewrite::WhileRemover,
@@ -102,6 +87,21 @@ impl Rewrite {
         Rewrite::ImportNameRemover,
         Rewrite::OptionalExprRemover,
     ];
+
+    /// Every rewrite: the reference set, then autodd's own.
+    pub const ALL: [Rewrite; 25] = {
+        let mut all = [Rewrite::IfRemover1; 25];
+        let mut i = 0;
+        while i < Self::REFERENCE.len() {
+            all[i] = Self::REFERENCE[i];
+            i += 1;
+        }
+        while i < all.len() {
+            all[i] = Self::OWN[i - Self::REFERENCE.len()];
+            i += 1;
+        }
+        all
+    };
 
     /// The user-visible name, e.g. `if-remover-1`.
     pub fn name(self) -> &'static str {
