@@ -156,13 +156,32 @@ export interface ReducePythonOptions {
   /** Stops the reduction; `output` keeps the best program found so far. */
   signal?: AbortSignal;
   /**
-   * Cap each candidate at 10 × the original's run time plus 2 s (never above
+   * Cap each candidate at 10 × the original's run time plus 0.25 s (never above
    * `timeout`), so a candidate that hangs costs seconds, not the whole timeout.
    * Default true.
    */
   adaptiveTimeout?: boolean;
+  /** Called after each candidate's run (not for runs cancelled as stale). */
+  onRun?(run: RunRecord): void;
   /** Engine options, for comparisons with the tool autodd replaces. */
   engine?: EngineOptions;
+}
+
+/** One candidate's run, as `onRun` and the CLI's `--trace` see it. */
+export interface RunRecord {
+  id: number;
+  /** The engine phase that proposed it. */
+  phase: string;
+  rewrites: string[];
+  /** How many rewrite sites it applies at once. */
+  sites: number;
+  /** The candidate's size in bytes. */
+  bytes: number;
+  /** Whether it was interesting (and so accepted, unless it had become stale). */
+  found: boolean;
+  outcome: 'exited' | 'signaled' | 'timeout' | 'crashed';
+  /** Wall time of the run. */
+  ms: number;
 }
 
 /** Switches for the engine's improvements over the reference tool. */
@@ -173,6 +192,16 @@ export interface EngineOptions {
   forget?: boolean;
   /** Also run candidates CPython would refuse to compile. */
   allowInvalid?: boolean;
+  /**
+   * Run the canonicalizing phase (`attach-full-func-args`, `with-bind-0`) in every
+   * round, as the reference does, instead of only the first.
+   */
+  canonicalizeEveryRound?: boolean;
+  /**
+   * Start each phase with fresh probabilities instead of what the round's earlier
+   * phases learned about the sites they share.
+   */
+  freshPhases?: boolean;
 }
 
 export interface ReducePythonResult {
@@ -190,7 +219,20 @@ export interface ReducePythonResult {
   reproduced: boolean | null;
   /** Whether freeze markers were removed from the result. */
   freezeStripped: boolean;
-  timings: { checkMs: number; reduceMs: number; finishMs: number; totalMs: number };
+  /**
+   * Milliseconds: `engineMs` is the part of `reduceMs` spent in the engine; `runMs`
+   * adds up the candidates' run times (more than `reduceMs` with several jobs).
+   */
+  timings: {
+    checkMs: number;
+    reduceMs: number;
+    engineMs: number;
+    runMs: number;
+    finishMs: number;
+    totalMs: number;
+  };
+  /** How the candidates' runs ended; `timeout`: killed at the candidate time limit. */
+  outcomes: { exited: number; signaled: number; timeout: number; crashed: number };
   warnings: string[];
   /** The per-candidate time limit used, in milliseconds (see `adaptiveTimeout`). */
   candidateTimeoutMs: number;

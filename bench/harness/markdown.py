@@ -71,8 +71,12 @@ def render(doc: dict) -> str:
         "",
         f"Machine: {m['cores']} cores, {m['cpu']}, {m['os']}; {m['python']}; Node {m['node']}."
         f" Run on {doc['date']}: {len(cases)} cases, {len(tools)} tools,"
-        f" budget {doc['options']['budget_s']:g} s per tool run, per-candidate timeout"
-        f" {doc['options']['timeout_s']} s, {doc['total_s'] / 60:.1f} minutes in all.",
+        f" budget {doc['options']['budget_s']:g} s per autodd run and"
+        f" {doc['options'].get('ref_budget_s', doc['options']['budget_s']):g} s per reference run,"
+        f" per-candidate timeout {doc['options']['timeout_s']} s,"
+        f" {doc['total_s'] / 60:.1f} minutes in all.",
+        "",
+        _cache_note(cases),
         "",
         "Tools: `autodd-runner` (`--backend runner -j 1`), `autodd-subproc` (`--backend subproc -j 1`),"
         " `autodd-runner-j2` (`--backend runner -j 2`), `ref-runner` and `ref-subproc`"
@@ -128,6 +132,8 @@ def render(doc: dict) -> str:
         "```sh",
         "bench/run                                  # every case, every tool",
         "bench/run --cases lexer_calc,tile_gemm --tools autodd-runner,ref-subproc --budget 60",
+        "bench/run --cached-reference-only          # autodd fresh, the reference from the cache",
+        "bench/run --fresh-reference --ref-budget 900   # re-run the reference too",
         "```",
         "",
         "The first run creates `bench/.cache/venv` (with `typing_extensions`), downloads the"
@@ -140,7 +146,8 @@ def render(doc: dict) -> str:
         " run `python3` from the venv (a real interpreter, not a version-manager shim).",
         "",
     ]
-    return "\n".join(lines)
+    # An empty note leaves a run of blank lines.
+    return "\n".join(lines).replace("\n\n\n\n", "\n\n")
 
 
 def _stats(values, worst):
@@ -195,7 +202,36 @@ def _reference_notes(cases) -> str:
     return " ".join(notes)
 
 
-def _cell(run: dict, key: str, fmt: str) -> str:
+def _cache_note(cases) -> str:
+    """Which reference runs were reused from bench/.cache (see harness/refcache.py)."""
+    reused = {}
+    missing = []
+    for c in cases:
+        for name in REFERENCES:
+            run = c["tools"].get(name)
+            if run is None:
+                missing.append(f"{name} on {c['name']}")
+            elif run.get("measured_on"):
+                reused.setdefault(run["measured_on"], []).append(f"{name} on {c['name']}")
+    notes = []
+    if reused:
+        dates = ", ".join(f"{date} ({len(runs)})" for date, runs in sorted(reused.items()))
+        notes.append(
+            "Reference runs are deterministic in what they do and take 1 to 10 minutes each,"
+            " so `bench/run` reuses an earlier run of the same reference on the same case,"
+            " budget, timeout, Python and core count from `bench/.cache/reference-runs/`"
+            f" (`--fresh-reference` re-runs them). Reused here, by the day they ran: {dates}."
+            " Their wall times come from that run, while other work may have shared the"
+            " machine, so the time ratios are approximate; runs and sizes do not depend on it.")
+    if missing:
+        notes.append(f"Not run (`--cached-reference-only`, no cached run): {', '.join(missing)}.")
+    return " ".join(notes)
+
+
+def _cell(run, key: str, fmt: str) -> str:
+    if run is None:
+        return "not run"
+
     failed = {"no result": "—", "crashed": "crash"}.get(run["status"])
     if failed and key not in ("runs", "wall_s"):
         return failed
@@ -215,7 +251,7 @@ def _case_table(title, key, fmt, cases, tools):
              "| --- | ---: | " + " | ".join("---:" for _ in tools) + " |"]
     for case in cases:
         original = case["original"].get(key)
-        cells = [_cell(case["tools"][t], key, fmt) for t in tools]
+        cells = [_cell(case["tools"].get(t), key, fmt) for t in tools]
         lines.append(f"| {case['name']} | {'' if original is None else original} | " + " | ".join(cells) + " |")
     return lines + [""]
 

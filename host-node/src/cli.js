@@ -27,12 +27,19 @@ Options:
   --keep-freeze        keep freeze markers (__freeze__) in the result
   --no-preload         runner: do not import the program's modules in advance
   --report FILE        write statistics, timings and accepted steps as JSON
+  --trace FILE         write one JSON line per candidate run (phase, rewrites,
+                       size, verdict, outcome, time)
   --no-adaptive-timeout
                        run every candidate with the full --timeout (by default a
-                       candidate may take 10x the original's run time plus 2 s)
+                       candidate may take 10x the original's run time plus 0.25 s)
   --reference-rewrites only the rewrites of python -m tilelang.autodd (comparisons)
   --no-memory          restart the search's probabilities after every accepted
                        candidate, as plain PDD does (comparisons)
+  --canonicalize-every-round
+                       add *args/**kwargs to every def in every round, as the
+                       reference does (default: first round only; comparisons)
+  --fresh-phases       start each phase's search afresh instead of from what the
+                       round's earlier phases learned (comparisons)
   --quiet              print only errors and warnings
   -h, --help           show this help
   -V, --version        show the version
@@ -52,9 +59,12 @@ const OPTIONS = /** @type {const} */ ({
   'keep-freeze': { type: 'boolean' },
   'no-preload': { type: 'boolean' },
   report: { type: 'string' },
+  trace: { type: 'string' },
   'no-adaptive-timeout': { type: 'boolean' },
   'reference-rewrites': { type: 'boolean' },
   'no-memory': { type: 'boolean' },
+  'canonicalize-every-round': { type: 'boolean' },
+  'fresh-phases': { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
@@ -72,8 +82,9 @@ const OPTIONS = /** @type {const} */ ({
  * @property {boolean} keepFreeze
  * @property {boolean} preload
  * @property {string} [report]
+ * @property {string} [trace]
  * @property {boolean} adaptiveTimeout
- * @property {{ referenceOnly: boolean, forget: boolean }} engine
+ * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean }} engine
  * @property {boolean} quiet
  */
 
@@ -119,8 +130,14 @@ export function parseCli(argv) {
     keepFreeze: Boolean(values['keep-freeze']),
     preload: !values['no-preload'],
     report: values.report,
+    trace: values.trace,
     adaptiveTimeout: !values['no-adaptive-timeout'],
-    engine: { referenceOnly: Boolean(values['reference-rewrites']), forget: Boolean(values['no-memory']) },
+    engine: {
+      referenceOnly: Boolean(values['reference-rewrites']),
+      forget: Boolean(values['no-memory']),
+      canonicalizeEveryRound: Boolean(values['canonicalize-every-round']),
+      freshPhases: Boolean(values['fresh-phases']),
+    },
     quiet: Boolean(values.quiet),
   };
 }
@@ -174,6 +191,8 @@ export async function main(argv) {
 
   const reporter = new ProgressReporter({ stream: stderr, quiet: args.quiet });
   const controller = new AbortController();
+  /** @type {number | undefined} the --trace file */
+  let trace;
   let signals = 0;
   const onSignal = () => {
     signals += 1;
@@ -191,6 +210,11 @@ export async function main(argv) {
 
   try {
     if (args.report) checkOutput(args.report, args.source);
+    if (args.trace) {
+      checkOutput(args.trace, args.source);
+      trace = fs.openSync(args.trace, 'w');
+    }
+    const traceFd = trace;
     const result = await reducePython({
       file: args.source,
       errMsg: args.errMsg,
@@ -207,6 +231,7 @@ export async function main(argv) {
       onPhase: (phase) => reporter.setPhase(phase),
       onProgress: (progress) => reporter.update(progress),
       onWarning: (message) => reporter.note(`warning: ${message}`),
+      onRun: traceFd === undefined ? undefined : (run) => fs.writeSync(traceFd, `${JSON.stringify(run)}\n`),
     });
     reporter.finish();
     if (!args.quiet) summarize(result, args);
@@ -221,6 +246,7 @@ export async function main(argv) {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    if (trace !== undefined) fs.closeSync(trace);
   }
 }
 
@@ -292,6 +318,7 @@ async function writeReport(args, result) {
     final: { bytes: Buffer.byteLength(result.source), lines: countLines(result.source) },
     tried: result.tried,
     stats: result.stats,
+    outcomes: result.outcomes,
     timings: result.timings,
     steps: result.steps,
     warnings: result.warnings,

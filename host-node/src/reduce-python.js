@@ -13,12 +13,25 @@ import { checkJobs, createReducer, drive } from './reduce.js';
 
 /** Candidates may run this many times longer than the original did... */
 const ADAPTIVE_FACTOR = 10;
-/** ...plus this margin, for noise and the runner's fork. */
-const ADAPTIVE_MARGIN_MS = 2000;
+/** ...plus this margin, for noise (a busy machine, a slow fork). */
+const ADAPTIVE_MARGIN_MS = 250;
 
 /** @typedef {import('./reduce.js').Progress} Progress */
 /** @typedef {import('./reduce.js').AcceptedStep} AcceptedStep */
 /** @typedef {import('./backends/result.js').RunResult} RunResult */
+
+/**
+ * One candidate's run, for `onRun` (and the CLI's `--trace`).
+ * @typedef {object} RunRecord
+ * @property {number} id
+ * @property {string} phase
+ * @property {string[]} rewrites
+ * @property {number} sites
+ * @property {number} bytes the candidate's size
+ * @property {boolean} found whether it was interesting
+ * @property {import('./backends/result.js').Outcome} outcome
+ * @property {number} ms
+ */
 
 /**
  * @typedef {object} PythonReduceOptions
@@ -40,9 +53,11 @@ const ADAPTIVE_MARGIN_MS = 2000;
  * @property {(phase: 'check' | 'reduce' | 'finish') => void} [onPhase]
  * @property {AbortSignal} [signal] stops the reduction; OUTPUT keeps the best so far
  * @property {boolean} [adaptiveTimeout] cap each candidate at 10 × the original's run
- *   time plus 2 s, never above `timeout` (default true)
+ *   time plus 0.25 s, never above `timeout` (default true)
+ * @property {(run: RunRecord) => void} [onRun] after each candidate's run (not for
+ *   runs cancelled because another candidate was accepted)
  * @property {import('./reduce.js').ReducerOptions} [engine] engine options
- *   (`referenceOnly`, `forget`, `allowInvalid`), for comparisons
+ *   (`referenceOnly`, `forget`, `allowInvalid`, `canonicalizeEveryRound`, `freshPhases`), for comparisons
  */
 
 /**
@@ -57,8 +72,11 @@ const ADAPTIVE_MARGIN_MS = 2000;
  * @property {boolean | null} reproduced whether the result reproduced when run once more
  *   in a fresh process (null when interrupted)
  * @property {boolean} freezeStripped whether the freeze markers were removed
- * @property {{ checkMs: number, reduceMs: number, engineMs: number, finishMs: number, totalMs: number }} timings
- *   (`engineMs`: the part of `reduceMs` spent inside the engine's calls)
+ * @property {{ checkMs: number, reduceMs: number, engineMs: number, runMs: number, finishMs: number, totalMs: number }} timings
+ *   (`engineMs`: the part of `reduceMs` spent inside the engine's calls; `runMs`: the
+ *   candidates' run times added up, which exceeds `reduceMs` with several jobs)
+ * @property {{ exited: number, signaled: number, timeout: number, crashed: number }} outcomes
+ *   how the candidates' runs ended (`timeout`: killed at the candidate time limit)
  * @property {string[]} warnings
  * @property {number} candidateTimeoutMs the time limit candidates ran with
  */
@@ -97,7 +115,9 @@ export async function reducePython(options) {
     options.onWarning?.(message);
   };
 
-  const timings = { checkMs: 0, reduceMs: 0, engineMs: 0, finishMs: 0, totalMs: 0 };
+  const timings = { checkMs: 0, reduceMs: 0, engineMs: 0, runMs: 0, finishMs: 0, totalMs: 0 };
+  /** How the candidates' runs ended (cancelled ones are not counted). */
+  const outcomes = { exited: 0, signaled: 0, timeout: 0, crashed: 0 };
   const engine = loadEngine();
   const reducer = createReducer(source, options.engine);
   let candidateTimeoutMs = 0;
@@ -121,6 +141,7 @@ export async function reducePython(options) {
       timings,
       warnings,
       candidateTimeoutMs,
+      outcomes,
     };
   };
   try {
@@ -160,19 +181,22 @@ export async function reducePython(options) {
       try {
         onPhase?.('check');
         const original = reducer.best();
-        const checkStart = performance.now();
         const check = await backend.run(original, { signal });
-        const t1 = performance.now();
-        // A candidate that hangs (a loop lost its exit) would cost the whole timeout:
-        // cap candidates at a multiple of the original's run time (the first run
-        // includes starting the worker, which errs on the generous side).
-        if (options.adaptiveTimeout !== false) {
-          candidateTimeoutMs = Math.min(timeoutMs, ADAPTIVE_FACTOR * (t1 - checkStart) + ADAPTIVE_MARGIN_MS);
-          backend.limitTimeout(candidateTimeoutMs);
-        }
-        timings.checkMs = t1 - t0;
         if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
         if (!check.found) throw notReproduced(errMsg, check, timeout);
+        // A candidate that hangs (a loop lost its exit) would cost the whole timeout:
+        // cap candidates at a multiple of the original's run time. The first run
+        // included starting the worker, so the original runs once more, warm, and
+        // the faster of the two runs sets the cap.
+        if (options.adaptiveTimeout !== false) {
+          const again = await backend.run(original, { signal });
+          if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
+          const originalMs = again.found ? Math.min(check.ms, again.ms) : check.ms;
+          candidateTimeoutMs = Math.min(timeoutMs, ADAPTIVE_FACTOR * originalMs + ADAPTIVE_MARGIN_MS);
+          backend.limitTimeout(candidateTimeoutMs);
+        }
+        const t1 = performance.now();
+        timings.checkMs = t1 - t0;
         if (output) await writeAtomic(output, original);
         let written = original;
         /** @param {string} best */
@@ -188,8 +212,24 @@ export async function reducePython(options) {
           jobs,
           signal,
           onProgress,
-          evaluate: async (candidate, candidateSignal) =>
-            (await backend.run(candidate.source, { signal: candidateSignal })).found,
+          evaluate: async (candidate, candidateSignal) => {
+            const run = await backend.run(candidate.source, { signal: candidateSignal });
+            if (run.outcome !== 'cancelled') {
+              outcomes[run.outcome] += 1;
+              timings.runMs += run.ms;
+              options.onRun?.({
+                id: candidate.id,
+                phase: candidate.phase,
+                rewrites: candidate.rewrites,
+                sites: candidate.sites,
+                bytes: Buffer.byteLength(candidate.source),
+                found: run.found,
+                outcome: run.outcome,
+                ms: Math.round(run.ms * 10) / 10,
+              });
+            }
+            return run.found;
+          },
           // Only a smaller program replaces OUTPUT: a canonicalizing step may grow it.
           onAccept: output ? (best) => keep(best) : undefined,
         });

@@ -365,7 +365,7 @@ describe('the example', { skip }, () => {
 
 describe('engine switches and the adaptive timeout', { skip }, () => {
   // Removing `n += 1` makes the loop endless: with the full 60 s timeout such a
-  // candidate would cost a minute; the adaptive cap stops it after a few seconds.
+  // candidate would cost a minute; the adaptive cap stops it within a second.
   const HANGS = `def count():
     n = 0
     while n < 3:
@@ -377,9 +377,10 @@ total = count()
 print("HANG" + "-CHECK failed with", total)
 `;
 
-  test('candidates are capped at a multiple of the original run time', async () => {
+  test('candidates are capped at a multiple of the original run time; --trace shows each run', async () => {
     const dir = fixture({ 'hangs.py': HANGS });
     const report = path.join(dir, 'report.json');
+    const trace = path.join(dir, 'trace.jsonl');
     const run = await runCli(
       [
         'hangs.py',
@@ -391,14 +392,34 @@ print("HANG" + "-CHECK failed with", total)
         '60',
         '--report',
         report,
+        '--trace',
+        trace,
         '--quiet',
       ],
       { cwd: dir },
     );
     assert.equal(run.code, 0, run.stderr);
     const data = JSON.parse(fs.readFileSync(report, 'utf8'));
-    assert.ok(data.candidateTimeout > 0 && data.candidateTimeout < 10, `cap ${data.candidateTimeout} s`);
+    // 10 × a run of a few milliseconds, plus 0.25 s.
+    assert.ok(data.candidateTimeout > 0.25 && data.candidateTimeout < 2, `cap ${data.candidateTimeout} s`);
     assert.equal(data.reproduced, true);
+    const runs = fs
+      .readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.equal(runs.length, data.tried);
+    const hung = runs.filter((r) => r.outcome === 'timeout');
+    assert.ok(hung.length >= 1, 'removing `n += 1` hangs');
+    assert.equal(data.outcomes.timeout, hung.length);
+    for (const r of hung) {
+      assert.equal(r.found, false);
+      assert.ok(r.ms < data.candidateTimeout * 1000 + 1000, `a hang took ${r.ms} ms`);
+    }
+    assert.equal(runs.filter((r) => r.found).length, data.stats.accepted);
+    for (const r of runs) {
+      assert.ok(typeof r.phase === 'string' && Array.isArray(r.rewrites) && r.sites >= 1 && r.bytes > 0);
+    }
     assert.match(runPython(path.join(dir, 'out.py'), dir).output, /HANG-CHECK failed/);
   });
 
@@ -411,6 +432,23 @@ print("HANG" + "-CHECK failed with", total)
     assert.equal(JSON.parse(fs.readFileSync(report, 'utf8')).candidateTimeout, 7);
   });
 
+  test('--canonicalize-every-round and --fresh-phases reach the engine', async () => {
+    const dir = fixture({ 'prog.py': TRAPS.replace(/ctypes\.string_at\(0\)/, 'pass') });
+    const report = path.join(dir, 'report.json');
+    const args = ['prog.py', '--err-msg', 'value check failed', '-o', 'out.py', '--timeout', '5'];
+    const run = await runCli(
+      [...args, '--canonicalize-every-round', '--fresh-phases', '--report', report, '--quiet'],
+      {
+        cwd: dir,
+      },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const data = JSON.parse(fs.readFileSync(report, 'utf8'));
+    assert.equal(data.engine.canonicalizeEveryRound, true);
+    assert.equal(data.engine.freshPhases, true);
+    assert.equal(data.reproduced, true);
+  });
+
   test('--reference-rewrites uses only the reference rewrites', async () => {
     const dir = fixture({ 'prog.py': TRAPS.replace(/ctypes\.string_at\(0\)/, 'pass') });
     const report = path.join(dir, 'report.json');
@@ -418,7 +456,12 @@ print("HANG" + "-CHECK failed with", total)
     const run = await runCli([...args, '--reference-rewrites', '--report', report, '--quiet'], { cwd: dir });
     assert.equal(run.code, 0, run.stderr);
     const data = JSON.parse(fs.readFileSync(report, 'utf8'));
-    assert.deepEqual(data.engine, { referenceOnly: true, forget: false });
+    assert.deepEqual(data.engine, {
+      referenceOnly: true,
+      forget: false,
+      canonicalizeEveryRound: false,
+      freshPhases: false,
+    });
     const reference = new Set([
       'if-remover-1',
       'if-remover-2',

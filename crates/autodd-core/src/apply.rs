@@ -2,7 +2,8 @@
 //! rewrite applies once; sites nested inside a replaced or removed node go with it.
 
 use crate::parse::ast::{self, Expr, Stmt};
-use crate::rewrites::{expressions, functions, lists, make, statements, Rewrite, Shape};
+use crate::rewrites::calls::{remove_call_args, ParamTarget};
+use crate::rewrites::{expressions, functions, lists, make, statements, strings, Rewrite, Shape};
 use crate::sites::{Site, SiteMap};
 use crate::walk::{self, ListKind, VisitorMut};
 
@@ -20,14 +21,23 @@ pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
         ends: &map.ends,
         selected,
         next: 0,
+        map,
+        call_args: Vec::new(),
     };
     applier.body(body);
+    let removed = applier.call_args;
+    if !removed.is_empty() {
+        remove_call_args(body, &removed);
+    }
 }
 
 struct Applier<'a> {
     ends: &'a [u32],
     selected: Vec<Option<Rewrite>>,
     next: u32,
+    map: &'a SiteMap,
+    /// Arguments to remove from calls once the tree is done (`param-with-args-remover`).
+    call_args: Vec<ParamTarget>,
 }
 
 impl Applier<'_> {
@@ -54,10 +64,18 @@ impl Applier<'_> {
     fn params(&mut self, params: &mut Vec<ast::ArgWithDefault>) {
         let old = std::mem::take(params);
         for mut p in old {
-            if !self.removes_next(Rewrite::FuncArgRemover) {
-                self.param(&mut p.def, p.default.as_deref_mut());
-                params.push(p);
+            let id = self.next;
+            if self.removes_next(Rewrite::FuncArgRemover) {
+                continue;
             }
+            if self.removes_next(Rewrite::ParamWithArgsRemover) {
+                if let Some(target) = self.map.param_targets.get(&id) {
+                    self.call_args.push(target.clone());
+                }
+                continue;
+            }
+            self.param(&mut p.def, p.default.as_deref_mut());
+            params.push(p);
         }
     }
 
@@ -114,6 +132,21 @@ impl VisitorMut for Applier<'_> {
             _ => {
                 self.next += 1;
                 walk::walk_expr(self, expr);
+                if let Expr::Constant(ast::ExprConstant {
+                    value: ast::Constant::Str(text),
+                    ..
+                }) = expr
+                {
+                    // The string's parts are its children (see `strings.rs`).
+                    let cuts = strings::parts(text);
+                    let drop: Vec<bool> = (0..cuts.len() as u32)
+                        .map(|k| self.selected(self.next + k) == Some(Rewrite::StrPartRemover))
+                        .collect();
+                    self.next += cuts.len() as u32;
+                    if drop.contains(&true) {
+                        *text = strings::without(text, &cuts, &drop);
+                    }
+                }
             }
         }
     }

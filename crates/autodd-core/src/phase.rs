@@ -11,7 +11,8 @@ pub enum Phase {
     Fast,
     /// `with-bind-0`, `attach-full-func-args`: may grow the program, to enable later removals.
     Canonicalize,
-    /// `assign-rhs-1`, `call-fwd-arg1`, `binop-fwd-arg-*`, `func-arg-remover`, plus the fast set.
+    /// `assign-rhs-1`, `call-fwd-arg1`, `binop-fwd-arg-*`, `func-arg-remover`,
+    /// `param-with-args-remover`, plus the fast set.
     Simplify,
     /// `int-reduce-2`: halving often keeps the length (`128` → `64`), so any accepted
     /// change is progress here.
@@ -64,6 +65,7 @@ impl Phase {
                 Rewrite::BinopFwdArgLeft,
                 Rewrite::BinopFwdArgRight,
                 Rewrite::FuncArgRemover,
+                Rewrite::ParamWithArgsRemover,
                 Rewrite::AssignToExpr,
                 Rewrite::AugAssignToAssign,
                 Rewrite::AnnAssignToAssign,
@@ -73,10 +75,12 @@ impl Phase {
             Phase::IntReduce => return RewriteSet::of(&[Rewrite::IntReduce2]),
             Phase::Slow => &[
                 Rewrite::FuncArgRemover,
+                Rewrite::ParamWithArgsRemover,
                 Rewrite::GeneralExprRemover,
                 Rewrite::GeneralKeywordRemover,
                 Rewrite::ImportNameRemover,
                 Rewrite::OptionalExprRemover,
+                Rewrite::StrPartRemover,
             ],
         };
         let mut all = FAST.to_vec();

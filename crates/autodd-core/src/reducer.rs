@@ -40,6 +40,16 @@ pub struct Options {
     /// Only the rewrites of the tool autodd replaces (for comparisons): none of
     /// autodd's own rewrites and list removals.
     pub reference_only: bool,
+    /// Run the canonicalizing phase (`attach-full-func-args`, `with-bind-0`) in every
+    /// round, as the reference does. By default it runs in the first round only:
+    /// later it mostly re-adds the `*args, **kwargs` the previous round removed, and
+    /// removing them again costs runs without shrinking anything else.
+    pub canonicalize_every_round: bool,
+    /// Start each phase of a round with fresh probabilities. By default a phase starts
+    /// from what the previous phase of the round learned about the sites both have
+    /// (a statement that could not be removed alone in `fast` is not tried again in
+    /// groups in `simplify`). Each round still starts fresh.
+    pub fresh_phases: bool,
 }
 
 /// A program proposed for the host to run.
@@ -116,6 +126,10 @@ pub struct Reducer {
     map_cursor: (usize, u32),
     pdd: Pdd,
     forget: bool,
+    canonicalize_every_round: bool,
+    fresh_phases: bool,
+    /// What the finished phases of this round learned, by site key.
+    round_memory: HashMap<SiteKey, f64>,
     allow_invalid: bool,
     reference_only: bool,
     seen: HashSet<u128>,
@@ -192,6 +206,9 @@ impl Reducer {
             map_cursor: (0, 1),
             pdd: Pdd::new(0),
             forget: options.forget,
+            canonicalize_every_round: options.canonicalize_every_round,
+            fresh_phases: options.fresh_phases,
+            round_memory: HashMap::new(),
             allow_invalid: options.allow_invalid,
             reference_only: options.reference_only,
             seen,
@@ -221,7 +238,20 @@ impl Reducer {
 
     /// Moves to the next phase, the next round, or the end.
     fn advance(&mut self) {
+        // Within a round, the next phase starts from what this one learned about the
+        // sites both have (the statement rewrites every phase shares, ...).
+        let carry = !self.forget && !self.fresh_phases;
+        if carry {
+            let learned = self.learned();
+            self.round_memory.extend(learned);
+        }
         self.cursor.phase += 1;
+        if self.cursor.round > 1
+            && !self.canonicalize_every_round
+            && SCHEDULE.get(self.cursor.phase) == Some(&Phase::Canonicalize)
+        {
+            self.cursor.phase += 1;
+        }
         if self.cursor.phase == SCHEDULE.len() {
             if self.best_len < self.cursor.round_start_len {
                 self.cursor = Cursor {
@@ -229,6 +259,8 @@ impl Reducer {
                     round: self.cursor.round + 1,
                     round_start_len: self.best_len,
                 };
+                // A new round starts fresh: its searches retry every site.
+                self.round_memory.clear();
             } else {
                 self.cursor.phase = SCHEDULE.len() - 1;
                 self.exhausted = true;
@@ -236,6 +268,19 @@ impl Reducer {
             }
         }
         self.refresh_sites();
+        if carry {
+            self.seed(&self.round_memory.clone());
+        }
+    }
+
+    /// Gives the sites of the current search whose keys are in `learned` the
+    /// probability learned for them.
+    fn seed(&mut self, learned: &HashMap<SiteKey, f64>) {
+        for (i, key) in site_keys(&self.map, &self.best).into_iter().enumerate() {
+            if let Some(&p) = learned.get(&key) {
+                self.pdd.set_probability(i, p);
+            }
+        }
     }
 
     /// The next program to try, or `None` when nothing is left to propose right now.
@@ -334,11 +379,10 @@ impl Reducer {
         self.exhausted = false;
         self.refresh_sites();
         if let Some(learned) = learned {
-            for (i, key) in site_keys(&self.map, &self.best).into_iter().enumerate() {
-                if let Some(&p) = learned.get(&key) {
-                    self.pdd.set_probability(i, p);
-                }
+            if !self.fresh_phases {
+                self.seed(&self.round_memory.clone());
             }
+            self.seed(&learned);
         }
     }
 

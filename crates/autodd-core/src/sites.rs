@@ -8,7 +8,10 @@ use rustpython_ast::Ranged;
 
 use crate::freeze;
 use crate::parse::ast::{self, Expr, Stmt};
-use crate::rewrites::{expressions, functions, lists, statements, Rewrite, RewriteSet};
+use std::collections::HashMap;
+
+use crate::rewrites::calls::{def_context, CallIndex, DefContext, ParamTarget};
+use crate::rewrites::{expressions, functions, lists, statements, strings, Rewrite, RewriteSet};
 use crate::walk::{self, ListKind, VisitorMut};
 
 /// A place where one rewrite applies: the node's pre-order id and the rewrite.
@@ -28,6 +31,8 @@ pub struct SiteMap {
     /// For every node id, the id of the innermost statement holding it (itself for a
     /// statement): what tells apart two `x` parameters of different functions.
     pub owners: Vec<u32>,
+    /// For each parameter with a `param-with-args-remover` site, what goes at the calls.
+    pub param_targets: HashMap<u32, ParamTarget>,
 }
 
 /// Statement rewrites, in priority order when several are chosen on one statement.
@@ -72,6 +77,14 @@ pub fn find_sites(body: &[Stmt], kinds: RewriteSet, reference_lists: bool) -> Si
         rhs: false,
         optional: false,
         statements: Vec::new(),
+        calls: if kinds.contains(Rewrite::ParamWithArgsRemover) {
+            CallIndex::of(body)
+        } else {
+            CallIndex::default()
+        },
+        class: None,
+        def_args: None,
+        param_target: None,
     };
     finder.body(&mut scratch);
     finder.map
@@ -91,6 +104,14 @@ struct Finder {
     optional: bool,
     /// Ids of the statements enclosing the current node, innermost last.
     statements: Vec<u32>,
+    calls: CallIndex,
+    /// The class whose body the current statement is directly in (for methods).
+    class: Option<String>,
+    /// The parameters of the `def` being visited (told apart from a lambda's by
+    /// address) and where the `def` stands.
+    def_args: Option<(*const ast::Arguments, DefContext)>,
+    /// What the next visited parameter's calls pass, if it is a `def`'s.
+    param_target: Option<ParamTarget>,
 }
 
 /// Book-keeping of one node between its entry and exit.
@@ -150,6 +171,17 @@ impl VisitorMut for Finder {
         }
         let own = self.map.sites.len() - open.first_site;
         self.statements.push(open.id);
+        let outer_class = self.class.take();
+        match stmt {
+            Stmt::FunctionDef(ast::StmtFunctionDef { args, .. })
+            | Stmt::AsyncFunctionDef(ast::StmtAsyncFunctionDef { args, .. }) => {
+                let args: *const ast::Arguments = &**args;
+                self.def_args = def_context(stmt, outer_class.as_deref()).map(|ctx| (args, ctx));
+            }
+            Stmt::ClassDef(c) => self.class = Some(c.name.to_string()),
+            // A `def` under an `if` in a class body is still a method.
+            _ => self.class.clone_from(&outer_class),
+        }
         match stmt {
             Stmt::Assign(s) => {
                 self.expr_list(&mut s.targets, ListKind::AssignTargets);
@@ -166,6 +198,7 @@ impl VisitorMut for Finder {
             }
             _ => walk::walk_stmt(self, stmt),
         }
+        self.class = outer_class;
         self.statements.pop();
         if frozen_here {
             self.frozen_depth -= 1;
@@ -201,6 +234,20 @@ impl VisitorMut for Finder {
         }
         let own = self.map.sites.len() - open.first_site;
         walk::walk_expr(self, expr);
+        if let Expr::Constant(ast::ExprConstant {
+            value: ast::Constant::Str(text),
+            range,
+            ..
+        }) = &*expr
+        {
+            // Each part of the string is a child node with a site of its own.
+            for _ in strings::parts(text) {
+                let part = self.enter(*range);
+                self.offer(part.id, Rewrite::StrPartRemover);
+                let own = self.map.sites.len() - part.first_site;
+                self.exit(part, own, false);
+            }
+        }
         if frozen_here {
             self.frozen_depth -= 1;
         }
@@ -255,7 +302,37 @@ impl VisitorMut for Finder {
         self.exit(open, own, false);
     }
 
+    fn arguments(&mut self, args: &mut ast::Arguments) {
+        let ours = match &self.def_args {
+            Some((ptr, _)) => std::ptr::eq(*ptr, &*args),
+            None => false,
+        };
+        let Some((_, ctx)) = self.def_args.take().filter(|_| ours) else {
+            return walk::walk_arguments(self, args);
+        };
+        for (i, p) in args
+            .posonlyargs
+            .iter_mut()
+            .chain(args.args.iter_mut())
+            .enumerate()
+        {
+            self.param_target = ctx.target(Some(i), p.def.arg.as_str());
+            self.param(&mut p.def, p.default.as_deref_mut());
+        }
+        if let Some(arg) = args.vararg.as_deref_mut() {
+            self.param(arg, None);
+        }
+        for p in args.kwonlyargs.iter_mut() {
+            self.param_target = ctx.target(None, p.def.arg.as_str());
+            self.param(&mut p.def, p.default.as_deref_mut());
+        }
+        if let Some(arg) = args.kwarg.as_deref_mut() {
+            self.param(arg, None);
+        }
+    }
+
     fn param(&mut self, arg: &mut ast::Arg, default: Option<&mut Expr>) {
+        let target = self.param_target.take();
         let end = default
             .as_deref()
             .map_or(arg.range.end(), |d| d.range().end());
@@ -264,6 +341,13 @@ impl VisitorMut for Finder {
             end.max(arg.range.start()),
         ));
         self.offer(open.id, Rewrite::FuncArgRemover);
+        if let Some(target) = target.filter(|t| self.calls.passes(t)) {
+            let before = self.map.sites.len();
+            self.offer(open.id, Rewrite::ParamWithArgsRemover);
+            if self.map.sites.len() > before {
+                self.map.param_targets.insert(open.id, target);
+            }
+        }
         let own = self.map.sites.len() - open.first_site;
         walk::walk_param(self, arg, default);
         self.exit(open, own, false);

@@ -222,3 +222,93 @@ fn candidates_that_cannot_compile_are_never_proposed() {
     }
     assert!(reducer.stats().invalid > 0);
 }
+
+/// The rounds in which the canonicalizing phase proposed candidates, and the last
+/// round, with pseudo-random verdicts that keep the kernel's failure.
+fn canonicalize_rounds(every_round: bool) -> (Vec<u32>, u32) {
+    let source = fixture("kernel.py");
+    let opts = Options {
+        canonicalize_every_round: every_round,
+        ..Options::default()
+    };
+    let mut reducer = Reducer::new(&source, opts).expect("parses");
+    let mut bits = Bits::new(21);
+    let mut rounds = Vec::new();
+    let mut last_round = 0;
+    while let Some(c) = reducer.next_candidate() {
+        let round = reducer.stats().round;
+        last_round = last_round.max(round);
+        if c.phase == "canonicalize" && !rounds.contains(&round) {
+            rounds.push(round);
+        }
+        let verdict = c.source.contains(RAISE) && bits.coin();
+        reducer.report(c.id, verdict);
+    }
+    (rounds, last_round)
+}
+
+#[test]
+fn canonicalize_runs_in_the_first_round_only_unless_asked() {
+    let (rounds, last) = canonicalize_rounds(false);
+    assert!(last >= 2, "the reduction needs a second round to tell");
+    assert_eq!(rounds, vec![1]);
+    let (rounds, last) = canonicalize_rounds(true);
+    assert!(last >= 2);
+    assert!(rounds.len() >= 2, "canonicalized in rounds {rounds:?}");
+}
+
+/// The candidates proposed on the kernel with an oracle that keeps the failure and
+/// six functions and, deterministically, rejects about a third of the texts (as if
+/// those lost something else the failure needs); and the result.
+fn candidates_with(options: Options) -> (Vec<String>, String) {
+    use std::hash::{Hash, Hasher};
+    let source = fixture("kernel.py");
+    let mut reducer = Reducer::new(&source, options).expect("parses");
+    let mut seen = Vec::new();
+    while let Some(c) = reducer.next_candidate() {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        c.source.hash(&mut h);
+        let defs = c.source.matches("def ").count();
+        let verdict = c.source.contains(RAISE) && defs >= 6 && h.finish() % 3 != 0;
+        reducer.report(c.id, verdict);
+        seen.push(c.source);
+    }
+    (seen, reducer.best().to_string())
+}
+
+#[test]
+fn fresh_phases_is_a_different_search_with_the_same_guarantees() {
+    let (fresh, fresh_best) = candidates_with(Options {
+        fresh_phases: true,
+        ..Options::default()
+    });
+    let (memory, best) = candidates_with(Options::default());
+    assert_ne!(fresh, memory, "the option changed nothing");
+    for result in [best, fresh_best] {
+        assert!(result.contains(RAISE) && result.matches("def ").count() >= 6);
+        parse_module(&result).expect("result parses");
+    }
+}
+
+#[test]
+fn an_unused_parameter_goes_with_the_arguments_calls_pass_for_it() {
+    let source = "\
+def check(shape, label, verbose):
+    if shape[1] != 32:
+        raise ValueError('K shape check failed')
+check((64, 64), 'gemm', False)
+check((64, 32), 'copy', True)
+";
+    let (result, _) = common::reduce_with(source, |c| {
+        c.contains(RAISE) && c.contains("shape[1] != 32") && c.contains("(64, 64)")
+    });
+    assert!(
+        !result.contains("verbose") && !result.contains("label"),
+        "{result}"
+    );
+    assert!(
+        !result.contains("'gemm'") && !result.contains("False"),
+        "{result}"
+    );
+    assert!(result.contains("check((64, 64))"), "{result}");
+}

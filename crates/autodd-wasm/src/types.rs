@@ -18,6 +18,11 @@ export interface ReducerOptions {
   allowInvalid?: boolean;
   /** Only the rewrites of the tool autodd replaces (for comparisons). */
   referenceOnly?: boolean;
+  /** Run the canonicalizing phase in every round (by default only in the first). */
+  canonicalizeEveryRound?: boolean;
+  /** Start each phase with fresh probabilities instead of what the round's earlier
+   *  phases learned about the sites they share. */
+  freshPhases?: boolean;
 }
 
 /** A program proposed by the engine; run it and pass `id` back to `Reducer.report`. */

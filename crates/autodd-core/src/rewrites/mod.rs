@@ -2,10 +2,12 @@
 //! turns them into. One file per family; the traversal in `sites.rs` finds where
 //! they apply and `apply.rs` applies a chosen set of sites.
 
+pub mod calls;
 pub mod expressions;
 pub mod functions;
 pub mod lists;
 pub mod statements;
+pub mod strings;
 
 use crate::parse::ast;
 
@@ -39,6 +41,8 @@ pub enum Rewrite {
     SubscriptFwd,
     ImportNameRemover,
     OptionalExprRemover,
+    ParamWithArgsRemover,
+    StrPartRemover,
 }
 
 /// How a rewrite changes the tree, which decides where the applier handles it.
@@ -75,7 +79,7 @@ impl Rewrite {
     ];
 
     /// autodd's own rewrites, beyond the reference set.
-    pub const OWN: [Rewrite; 10] = [
+    pub const OWN: [Rewrite; 12] = [
         Rewrite::WithRemover,
         Rewrite::TryRemover,
         Rewrite::WhileRemover,
@@ -86,11 +90,13 @@ impl Rewrite {
         Rewrite::SubscriptFwd,
         Rewrite::ImportNameRemover,
         Rewrite::OptionalExprRemover,
+        Rewrite::ParamWithArgsRemover,
+        Rewrite::StrPartRemover,
     ];
 
     /// Every rewrite: the reference set, then autodd's own.
-    pub const ALL: [Rewrite; 25] = {
-        let mut all = [Rewrite::IfRemover1; 25];
+    pub const ALL: [Rewrite; 27] = {
+        let mut all = [Rewrite::IfRemover1; 27];
         let mut i = 0;
         while i < Self::REFERENCE.len() {
             all[i] = Self::REFERENCE[i];
@@ -131,6 +137,8 @@ impl Rewrite {
             Rewrite::SubscriptFwd => "subscript-fwd",
             Rewrite::ImportNameRemover => "import-name-remover",
             Rewrite::OptionalExprRemover => "optional-expr-remover",
+            Rewrite::ParamWithArgsRemover => "param-with-args-remover",
+            Rewrite::StrPartRemover => "str-part-remover",
         }
     }
 
@@ -164,7 +172,9 @@ impl Rewrite {
             | Rewrite::GeneralExprRemover
             | Rewrite::GeneralKeywordRemover
             | Rewrite::ImportNameRemover
-            | Rewrite::OptionalExprRemover => Shape::RemoveItem,
+            | Rewrite::OptionalExprRemover
+            | Rewrite::ParamWithArgsRemover
+            | Rewrite::StrPartRemover => Shape::RemoveItem,
         }
     }
 }

@@ -1,0 +1,49 @@
+"""Reference runs kept between benchmark runs.
+
+The reference (tilelang 0.1.15) never changes, and it needs 1 to 10 minutes per case
+and backend on 2 cores, so re-running it for every benchmark of a new autodd would
+cost hours. A reference run is reused only when everything that decides it is the
+same: the tool, the case's text and message, the reference module's bytes, the
+budget, the per-candidate timeout, the Python version and the core count. Reused
+results say when they were measured; `bench/run --fresh-reference` ignores the cache.
+The cache lives in bench/.cache/ (never committed)."""
+
+import datetime
+import hashlib
+import json
+from pathlib import Path
+
+
+def key(tool: str, case: dict, text: str, budget: float, timeout: int, paths: dict, machine: dict) -> str:
+    module = (Path(paths["reference"]) / "tilelang" / "autodd.py").read_bytes()
+    parts = [tool, case["name"], case["msg"], text, hashlib.sha256(module).hexdigest(),
+             f"{budget:g}", str(timeout), machine["python"], str(machine["cores"])]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
+
+
+def load(folder: Path, digest: str, workdir: Path):
+    """The cached run, with its output restored into `workdir`, or None."""
+    entry = folder / f"{digest}.json"
+    if not entry.exists():
+        return None
+    data = json.loads(entry.read_text())
+    run = data["run"]
+    workdir.mkdir(parents=True, exist_ok=True)
+    out = workdir / "out.py"
+    out.unlink(missing_ok=True)
+    if data.get("output_text") is not None:
+        out.write_text(data["output_text"])
+        run["output"] = str(out)
+    else:
+        run["output"] = None
+    run["measured_on"] = data["measured_on"]
+    return run
+
+
+def store(folder: Path, digest: str, run: dict) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    output = Path(run["output"]).read_text() if run.get("output") else None
+    data = {"measured_on": datetime.date.today().isoformat(), "run": run, "output_text": output}
+    tmp = folder / f"{digest}.json.tmp"
+    tmp.write_text(json.dumps(data, indent=1))
+    tmp.replace(folder / f"{digest}.json")

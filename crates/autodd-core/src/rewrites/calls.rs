@@ -1,0 +1,230 @@
+//! `param-with-args-remover`: removes a parameter together with the argument every
+//! call passes for it, in one candidate. Plain `func-arg-remover` cannot remove a
+//! parameter that calls still pass (the calls fail with a `TypeError`) unless the
+//! function first got `*args, **kwargs`; this one removes `nargs` from
+//! `def command(name, nargs)` and the `1` from every `command('add', 1)`.
+//!
+//! Calls are matched by name, without resolving them: a function's calls are the
+//! calls of that bare name; a method's are attribute calls of that name (the
+//! argument index shifts by one for `self`); `__init__`'s are calls of its class's
+//! name and `….__init__(…)`. A wrong match only makes a candidate that fails.
+
+use std::collections::HashMap;
+
+use crate::freeze;
+use crate::parse::ast::{self, Expr, Stmt};
+use crate::walk::{self, ListKind, VisitorMut};
+
+/// How calls name their callee.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Callee {
+    /// `name(…)`
+    Name(String),
+    /// `….attr(…)`
+    Attr(String),
+}
+
+/// What removing one parameter removes at the calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamTarget {
+    pub callees: Vec<(Callee, Option<usize>)>,
+    /// The parameter's name, as a keyword argument.
+    pub name: String,
+}
+
+/// The shape of one call: how many positional arguments it passes before any
+/// `*iterable`, and its keyword names.
+#[derive(Debug, Clone)]
+struct CallShape {
+    positional: usize,
+    keywords: Vec<String>,
+    frozen: bool,
+}
+
+/// The calls of a module by callee.
+#[derive(Debug, Default)]
+pub struct CallIndex {
+    calls: HashMap<Callee, Vec<CallShape>>,
+}
+
+impl CallIndex {
+    pub fn of(body: &[Stmt]) -> CallIndex {
+        let mut collector = Collector {
+            index: CallIndex::default(),
+            frozen: 0,
+        };
+        let mut scratch = body.to_vec();
+        collector.body(&mut scratch);
+        collector.index
+    }
+
+    /// Whether some call passes an argument for `target` (so plain parameter
+    /// removal would break it) and no frozen call does (its arguments must stay).
+    pub fn passes(&self, target: &ParamTarget) -> bool {
+        let mut some = false;
+        for (callee, index) in &target.callees {
+            for call in self.calls.get(callee).into_iter().flatten() {
+                let hit = index.is_some_and(|i| i < call.positional)
+                    || call.keywords.contains(&target.name);
+                if hit && call.frozen {
+                    return false;
+                }
+                some |= hit;
+            }
+        }
+        some
+    }
+}
+
+fn callee(func: &Expr) -> Option<Callee> {
+    match func {
+        Expr::Name(n) => Some(Callee::Name(n.id.to_string())),
+        Expr::Attribute(a) => Some(Callee::Attr(a.attr.to_string())),
+        _ => None,
+    }
+}
+
+/// Positional arguments before the first `*iterable`: the ones whose index is known.
+fn positional(args: &[Expr]) -> usize {
+    args.iter()
+        .position(|a| matches!(a, Expr::Starred(_)))
+        .unwrap_or(args.len())
+}
+
+struct Collector {
+    index: CallIndex,
+    frozen: u32,
+}
+
+impl VisitorMut for Collector {
+    fn stmt(&mut self, stmt: &mut Stmt) {
+        let frozen = freeze::is_freeze_with(stmt);
+        self.frozen += u32::from(frozen);
+        walk::walk_stmt(self, stmt);
+        self.frozen -= u32::from(frozen);
+    }
+
+    fn expr(&mut self, expr: &mut Expr) {
+        let frozen = freeze::is_freeze_call(expr);
+        self.frozen += u32::from(frozen);
+        if let Expr::Call(call) = &*expr {
+            if let Some(callee) = callee(&call.func) {
+                let shape = CallShape {
+                    positional: positional(&call.args),
+                    keywords: call
+                        .keywords
+                        .iter()
+                        .filter_map(|k| k.arg.as_ref().map(|a| a.to_string()))
+                        .collect(),
+                    frozen: self.frozen > 0,
+                };
+                self.index.calls.entry(callee).or_default().push(shape);
+            }
+        }
+        walk::walk_expr(self, expr);
+        self.frozen -= u32::from(frozen);
+    }
+}
+
+/// Where a `def` stands, for working out how its calls look.
+#[derive(Debug, Clone)]
+pub struct DefContext {
+    pub name: String,
+    /// The class whose body holds the `def` directly.
+    pub class: Option<String>,
+    /// Decorated `@staticmethod`: called as `….name(…)` with no `self`.
+    pub static_method: bool,
+}
+
+impl DefContext {
+    /// The calls' view of the parameter at positional `index` (`None`: keyword-only)
+    /// named `name`; `None` when calls never pass it (a method's `self`).
+    pub fn target(&self, index: Option<usize>, name: &str) -> Option<ParamTarget> {
+        let callees = match &self.class {
+            None => vec![(Callee::Name(self.name.clone()), index)],
+            Some(_) if self.static_method => vec![(Callee::Attr(self.name.clone()), index)],
+            Some(class) => {
+                let shifted = match index {
+                    Some(0) => return None,
+                    Some(i) => Some(i - 1),
+                    None => None,
+                };
+                let mut callees = vec![(Callee::Attr(self.name.clone()), shifted)];
+                if self.name == "__init__" {
+                    callees.push((Callee::Name(class.clone()), shifted));
+                }
+                callees
+            }
+        };
+        Some(ParamTarget {
+            callees,
+            name: name.to_string(),
+        })
+    }
+}
+
+/// The `def` context of a statement directly in the body of `class` (if any).
+pub fn def_context(stmt: &Stmt, class: Option<&str>) -> Option<DefContext> {
+    let (name, decorators) = match stmt {
+        Stmt::FunctionDef(s) => (s.name.as_str(), &s.decorator_list),
+        Stmt::AsyncFunctionDef(s) => (s.name.as_str(), &s.decorator_list),
+        _ => return None,
+    };
+    let static_method = decorators
+        .iter()
+        .any(|d| matches!(d, Expr::Name(n) if n.id.as_str() == "staticmethod"));
+    Some(DefContext {
+        name: name.to_string(),
+        class: class.map(str::to_string),
+        static_method,
+    })
+}
+
+/// Removes, at every call, the arguments `targets` name.
+pub fn remove_call_args(body: &mut Vec<Stmt>, targets: &[ParamTarget]) {
+    let mut remover = Remover { targets };
+    remover.body(body);
+}
+
+struct Remover<'a> {
+    targets: &'a [ParamTarget],
+}
+
+impl VisitorMut for Remover<'_> {
+    fn expr(&mut self, expr: &mut Expr) {
+        if let Expr::Call(call) = expr {
+            if let Some(callee) = callee(&call.func) {
+                edit_call(call, &callee, self.targets);
+            }
+        }
+        walk::walk_expr(self, expr);
+    }
+
+    fn expr_list(&mut self, list: &mut Vec<Expr>, _kind: ListKind) {
+        for e in list.iter_mut() {
+            self.expr(e);
+        }
+    }
+}
+
+fn edit_call(call: &mut ast::ExprCall, callee: &Callee, targets: &[ParamTarget]) {
+    let known = positional(&call.args);
+    let mut drop = vec![false; call.args.len()];
+    for target in targets {
+        for (c, index) in &target.callees {
+            if c != callee {
+                continue;
+            }
+            if let Some(i) = index.filter(|&i| i < known) {
+                drop[i] = true;
+            }
+            call.keywords
+                .retain(|k| k.arg.as_ref().map(|a| a.as_str()) != Some(target.name.as_str()));
+        }
+    }
+    let mut i = 0;
+    call.args.retain(|_| {
+        i += 1;
+        !drop[i - 1]
+    });
+}

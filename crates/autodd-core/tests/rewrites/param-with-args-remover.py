@@ -1,0 +1,21 @@
+def command(name, nargs, *, doc=None):
+    pass
+command('add', 1)
+command('take', 2, doc='t')
+command(*spec)
+class Shape:
+    def __init__(self, name, sides):
+        self.name = name
+    def scaled(self, k, /, by=1):
+        return k
+    @staticmethod
+    def make(kind, size):
+        return kind
+sq = Shape('sq', 4)
+sq.scaled(2, by=3)
+Shape.make('sq', 1)
+def unused(a, b):
+    pass
+apply = lambda f, x: f(x)
+with __freeze__:
+    frozen = lambda: command('frozen', 3)
