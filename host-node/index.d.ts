@@ -202,6 +202,11 @@ export interface EngineOptions {
    * phases learned about the sites they share.
    */
   freshPhases?: boolean;
+  /**
+   * Start every site of a fresh search at probability 0.93, as plain PDD does,
+   * instead of starting the value-replacing rewrites low.
+   */
+  uniformPriors?: boolean;
 }
 
 export interface ReducePythonResult {

@@ -40,6 +40,8 @@ Options:
                        reference does (default: first round only; comparisons)
   --fresh-phases       start each phase's search afresh instead of from what the
                        round's earlier phases learned (comparisons)
+  --uniform-priors     start every site at probability 0.93, as plain PDD does
+                       (default: value-replacing rewrites start low; comparisons)
   --quiet              print only errors and warnings
   -h, --help           show this help
   -V, --version        show the version
@@ -65,6 +67,7 @@ const OPTIONS = /** @type {const} */ ({
   'no-memory': { type: 'boolean' },
   'canonicalize-every-round': { type: 'boolean' },
   'fresh-phases': { type: 'boolean' },
+  'uniform-priors': { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
@@ -84,7 +87,7 @@ const OPTIONS = /** @type {const} */ ({
  * @property {string} [report]
  * @property {string} [trace]
  * @property {boolean} adaptiveTimeout
- * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean }} engine
+ * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean, uniformPriors: boolean }} engine
  * @property {boolean} quiet
  */
 
@@ -137,6 +140,7 @@ export function parseCli(argv) {
       forget: Boolean(values['no-memory']),
       canonicalizeEveryRound: Boolean(values['canonicalize-every-round']),
       freshPhases: Boolean(values['fresh-phases']),
+      uniformPriors: Boolean(values['uniform-priors']),
     },
     quiet: Boolean(values.quiet),
   };

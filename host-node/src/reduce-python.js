@@ -57,7 +57,7 @@ const ADAPTIVE_MARGIN_MS = 250;
  * @property {(run: RunRecord) => void} [onRun] after each candidate's run (not for
  *   runs cancelled because another candidate was accepted)
  * @property {import('./reduce.js').ReducerOptions} [engine] engine options
- *   (`referenceOnly`, `forget`, `allowInvalid`, `canonicalizeEveryRound`, `freshPhases`), for comparisons
+ *   (`referenceOnly`, `forget`, `allowInvalid`, `canonicalizeEveryRound`, `freshPhases`, `uniformPriors`), for comparisons
  */
 
 /**

@@ -385,7 +385,8 @@ print("HANG" + "-CHECK failed with", total)
       [
         'hangs.py',
         '--err-msg',
-        'HANG-CHECK failed',
+        // The count must stay 3: the loop cannot go, and without `n += 1` it hangs.
+        'HANG-CHECK failed with 3',
         '-o',
         'out.py',
         '--timeout',
@@ -432,20 +433,17 @@ print("HANG" + "-CHECK failed with", total)
     assert.equal(JSON.parse(fs.readFileSync(report, 'utf8')).candidateTimeout, 7);
   });
 
-  test('--canonicalize-every-round and --fresh-phases reach the engine', async () => {
+  test('--canonicalize-every-round, --fresh-phases and --uniform-priors reach the engine', async () => {
     const dir = fixture({ 'prog.py': TRAPS.replace(/ctypes\.string_at\(0\)/, 'pass') });
     const report = path.join(dir, 'report.json');
     const args = ['prog.py', '--err-msg', 'value check failed', '-o', 'out.py', '--timeout', '5'];
-    const run = await runCli(
-      [...args, '--canonicalize-every-round', '--fresh-phases', '--report', report, '--quiet'],
-      {
-        cwd: dir,
-      },
-    );
+    const switches = ['--canonicalize-every-round', '--fresh-phases', '--uniform-priors'];
+    const run = await runCli([...args, ...switches, '--report', report, '--quiet'], { cwd: dir });
     assert.equal(run.code, 0, run.stderr);
     const data = JSON.parse(fs.readFileSync(report, 'utf8'));
     assert.equal(data.engine.canonicalizeEveryRound, true);
     assert.equal(data.engine.freshPhases, true);
+    assert.equal(data.engine.uniformPriors, true);
     assert.equal(data.reproduced, true);
   });
 
@@ -461,6 +459,7 @@ print("HANG" + "-CHECK failed with", total)
       forget: false,
       canonicalizeEveryRound: false,
       freshPhases: false,
+      uniformPriors: false,
     });
     const reference = new Set([
       'if-remover-1',

@@ -50,6 +50,9 @@ pub struct Options {
     /// (a statement that could not be removed alone in `fast` is not tried again in
     /// groups in `simplify`). Each round still starts fresh.
     pub fresh_phases: bool,
+    /// Start every site of a fresh search at 0.93, as plain PDD does. By default the
+    /// rewrites that replace a value start low (see `Rewrite::prior`).
+    pub uniform_priors: bool,
 }
 
 /// A program proposed for the host to run.
@@ -128,6 +131,7 @@ pub struct Reducer {
     forget: bool,
     canonicalize_every_round: bool,
     fresh_phases: bool,
+    uniform_priors: bool,
     /// What the finished phases of this round learned, by site key.
     round_memory: HashMap<SiteKey, f64>,
     allow_invalid: bool,
@@ -208,6 +212,7 @@ impl Reducer {
             forget: options.forget,
             canonicalize_every_round: options.canonicalize_every_round,
             fresh_phases: options.fresh_phases,
+            uniform_priors: options.uniform_priors,
             round_memory: HashMap::new(),
             allow_invalid: options.allow_invalid,
             reference_only: options.reference_only,
@@ -231,7 +236,11 @@ impl Reducer {
         let kinds = self.phase().rewrites().intersect(self.allowed);
         self.map = find_sites(&self.best_ast, kinds, self.reference_only);
         self.map_cursor = (self.cursor.phase, self.cursor.round);
-        self.pdd = Pdd::new(self.map.sites.len());
+        self.pdd = if self.uniform_priors {
+            Pdd::new(self.map.sites.len())
+        } else {
+            Pdd::with_priors(self.map.sites.iter().map(|s| s.rewrite.prior()).collect())
+        };
         self.stats.phase = self.phase().name().to_string();
         self.stats.round = self.cursor.round;
     }

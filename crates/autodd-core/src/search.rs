@@ -23,6 +23,13 @@ impl Pdd {
         }
     }
 
+    /// A search whose sites start with the given probabilities (clamped to [0, 1]).
+    pub fn with_priors(priors: Vec<f64>) -> Self {
+        Pdd {
+            probs: priors.into_iter().map(|p| p.clamp(0.0, 1.0)).collect(),
+        }
+    }
+
     pub fn probability(&self, site: usize) -> f64 {
         self.probs[site]
     }

@@ -23,6 +23,9 @@ export interface ReducerOptions {
   /** Start each phase with fresh probabilities instead of what the round's earlier
    *  phases learned about the sites they share. */
   freshPhases?: boolean;
+  /** Start every site of a fresh search at probability 0.93 (plain PDD) instead of
+   *  starting the value-replacing rewrites low. */
+  uniformPriors?: boolean;
 }
 
 /** A program proposed by the engine; run it and pass `id` back to `Reducer.report`. */
