@@ -156,7 +156,7 @@ export interface ReducePythonOptions {
   /** Stops the reduction; `output` keeps the best program found so far. */
   signal?: AbortSignal;
   /**
-   * Cap each candidate at 10 × the original's run time plus 0.25 s (never above
+   * Cap each candidate at 10 × the original's run time plus 0.1 s (never above
    * `timeout`), so a candidate that hangs costs seconds, not the whole timeout.
    * Default true.
    */

@@ -3,15 +3,13 @@ class DSLError(Exception):
 def _check_dim(op, dim, left, right):
     raise DSLError(f'T.{op} {dim} shape check failed: {left} != {right}')
 class T:
-    def gemm(a, b):
-        _check_dim('gemm', 'K', a, b)
+    def gemm(transpose_A=False, transpose_B=False):
+        _check_dim('gemm', 'K', transpose_A, not transpose_B)
 def matmul():
     def main():
-        A_shared = 1
-        B_shared = 1
-        T.gemm(A_shared, B_shared)
+        T.gemm()
     return main, ()
-def main(*args):
+def main():
     kernel, args = matmul()
     kernel()
 main()

@@ -31,7 +31,7 @@ Options:
                        size, verdict, outcome, time)
   --no-adaptive-timeout
                        run every candidate with the full --timeout (by default a
-                       candidate may take 10x the original's run time plus 0.25 s)
+                       candidate may take 10x the original's run time plus 0.1 s)
   --reference-rewrites only the rewrites of python -m tilelang.autodd (comparisons)
   --no-memory          restart the search's probabilities after every accepted
                        candidate, as plain PDD does (comparisons)

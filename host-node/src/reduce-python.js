@@ -14,7 +14,7 @@ import { checkJobs, createReducer, drive } from './reduce.js';
 /** Candidates may run this many times longer than the original did... */
 const ADAPTIVE_FACTOR = 10;
 /** ...plus this margin, for noise (a busy machine, a slow fork). */
-const ADAPTIVE_MARGIN_MS = 250;
+const ADAPTIVE_MARGIN_MS = 100;
 
 /** @typedef {import('./reduce.js').Progress} Progress */
 /** @typedef {import('./reduce.js').AcceptedStep} AcceptedStep */
@@ -53,7 +53,7 @@ const ADAPTIVE_MARGIN_MS = 250;
  * @property {(phase: 'check' | 'reduce' | 'finish') => void} [onPhase]
  * @property {AbortSignal} [signal] stops the reduction; OUTPUT keeps the best so far
  * @property {boolean} [adaptiveTimeout] cap each candidate at 10 × the original's run
- *   time plus 0.25 s, never above `timeout` (default true)
+ *   time plus 0.1 s, never above `timeout` (default true)
  * @property {(run: RunRecord) => void} [onRun] after each candidate's run (not for
  *   runs cancelled because another candidate was accepted)
  * @property {import('./reduce.js').ReducerOptions} [engine] engine options

@@ -29,6 +29,8 @@ pub enum ListKind {
     DeleteTargets,
     /// Entries of a dict display (a key and its value, or a `**mapping`).
     DictItems,
+    /// The literal parts and `{…}` fields of an f-string.
+    FStringParts,
     /// Any other list (assignment targets, comparators, boolean operands, ...).
     Other,
 }
@@ -345,7 +347,7 @@ pub fn walk_expr<V: VisitorMut + ?Sized>(v: &mut V, expr: &mut Expr) {
             v.expr(&mut e.value);
             opt(v, &mut e.format_spec);
         }
-        Expr::JoinedStr(e) => v.expr_list(&mut e.values, ListKind::Other),
+        Expr::JoinedStr(e) => v.expr_list(&mut e.values, ListKind::FStringParts),
         Expr::Attribute(e) => v.expr(&mut e.value),
         Expr::Subscript(e) => {
             v.expr(&mut e.value);

@@ -13,7 +13,7 @@ pub fn min_len(kind: ListKind, reference_only: bool) -> Option<usize> {
         // `{x}` without its only item would read as an empty dict.
         ListKind::SetElts => Some(1),
         _ if reference_only => None,
-        ListKind::ComprehensionIfs | ListKind::DictItems => Some(0),
+        ListKind::ComprehensionIfs | ListKind::DictItems | ListKind::FStringParts => Some(0),
         ListKind::AssignTargets | ListKind::DeleteTargets => Some(1),
         ListKind::BoolOperands => Some(2),
         ListKind::Other => None,

@@ -12,3 +12,4 @@ a = b = c = 0
 ok = x and y or z
 del p, q
 d = {'a': 1, **extra, 'b': f(2)}
+msg = f'got {n:>4} via {lines}!'
