@@ -2,7 +2,7 @@
 //! rewrite applies once; sites nested inside a replaced or removed node go with it.
 
 use crate::parse::ast::{self, Expr, Stmt};
-use crate::rewrites::calls::{remove_call_args, ParamTarget};
+use crate::rewrites::calls::{inlinable, inline_calls, remove_call_args, ParamTarget};
 use crate::rewrites::{expressions, functions, lists, make, statements, strings, Rewrite, Shape};
 use crate::sites::{Site, SiteMap};
 use crate::walk::{self, ListKind, VisitorMut};
@@ -23,11 +23,16 @@ pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
         next: 0,
         map,
         call_args: Vec::new(),
+        inlines: Vec::new(),
     };
     applier.body(body);
     let removed = applier.call_args;
     if !removed.is_empty() {
         remove_call_args(body, &removed);
+    }
+    let mut inlines = applier.inlines;
+    if !inlines.is_empty() {
+        inline_calls(body, &mut inlines);
     }
 }
 
@@ -38,6 +43,8 @@ struct Applier<'a> {
     map: &'a SiteMap,
     /// Arguments to remove from calls once the tree is done (`param-with-args-remover`).
     call_args: Vec<ParamTarget>,
+    /// Bodies of removed `def`s, for their call statements (`def-to-body`).
+    inlines: Vec<(String, Vec<Stmt>)>,
 }
 
 impl Applier<'_> {
@@ -96,6 +103,15 @@ impl VisitorMut for Applier<'_> {
         for mut stmt in old {
             let id = self.next;
             match self.selected(id) {
+                Some(Rewrite::DefToBody) => {
+                    self.skip(id);
+                    if let (Some(name), Stmt::FunctionDef(def)) =
+                        (inlinable(&stmt).map(str::to_string), stmt)
+                    {
+                        self.inlines.push((name, def.body));
+                    }
+                    body.push(make::pass());
+                }
                 Some(r) if r.shape() == Shape::ReplaceStmt => {
                     self.skip(id);
                     body.extend(statements::replace(r, stmt));

@@ -66,6 +66,7 @@ impl Phase {
                 Rewrite::BinopFwdArgRight,
                 Rewrite::FuncArgRemover,
                 Rewrite::ParamWithArgsRemover,
+                Rewrite::DefToBody,
                 Rewrite::AssignToExpr,
                 Rewrite::AugAssignToAssign,
                 Rewrite::AnnAssignToAssign,

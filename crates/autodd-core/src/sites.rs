@@ -10,7 +10,7 @@ use crate::freeze;
 use crate::parse::ast::{self, Expr, Stmt};
 use std::collections::HashMap;
 
-use crate::rewrites::calls::{def_context, CallIndex, DefContext, ParamTarget};
+use crate::rewrites::calls::{self, def_context, CallIndex, DefContext, ParamTarget};
 use crate::rewrites::{expressions, functions, lists, statements, strings, Rewrite, RewriteSet};
 use crate::walk::{self, ListKind, VisitorMut};
 
@@ -36,7 +36,7 @@ pub struct SiteMap {
 }
 
 /// Statement rewrites, in priority order when several are chosen on one statement.
-const STMT_REWRITES: [Rewrite; 13] = [
+const STMT_REWRITES: [Rewrite; 14] = [
     Rewrite::IfRemover1,
     Rewrite::IfRemover2,
     Rewrite::IfRemover3,
@@ -50,6 +50,7 @@ const STMT_REWRITES: [Rewrite; 13] = [
     Rewrite::AssignToExpr,
     Rewrite::AugAssignToAssign,
     Rewrite::AnnAssignToAssign,
+    Rewrite::DefToBody,
 ];
 
 const EXPR_REWRITES: [Rewrite; 6] = [
@@ -77,7 +78,9 @@ pub fn find_sites(body: &[Stmt], kinds: RewriteSet, reference_lists: bool) -> Si
         rhs: false,
         optional: false,
         statements: Vec::new(),
-        calls: if kinds.contains(Rewrite::ParamWithArgsRemover) {
+        calls: if kinds.contains(Rewrite::ParamWithArgsRemover)
+            || kinds.contains(Rewrite::DefToBody)
+        {
             CallIndex::of(body)
         } else {
             CallIndex::default()
@@ -167,6 +170,9 @@ impl VisitorMut for Finder {
                 if statements::matches(r, stmt) || functions::matches(r, stmt) {
                     self.offer(open.id, r);
                 }
+            }
+            if calls::inlinable(stmt).is_some_and(|name| self.calls.one_bare_call(name)) {
+                self.offer(open.id, Rewrite::DefToBody);
             }
         }
         let own = self.map.sites.len() - open.first_site;

@@ -45,6 +45,8 @@ struct CallShape {
 #[derive(Debug, Default)]
 pub struct CallIndex {
     calls: HashMap<Callee, Vec<CallShape>>,
+    /// Bare call statements `name()`: how many, and whether one is frozen.
+    bare: HashMap<String, (u32, bool)>,
 }
 
 impl CallIndex {
@@ -100,6 +102,11 @@ impl VisitorMut for Collector {
     fn stmt(&mut self, stmt: &mut Stmt) {
         let frozen = freeze::is_freeze_with(stmt);
         self.frozen += u32::from(frozen);
+        if let Some(name) = bare_call(stmt) {
+            let entry = self.index.bare.entry(name.to_string()).or_default();
+            entry.0 += 1;
+            entry.1 |= self.frozen > 0;
+        }
         walk::walk_stmt(self, stmt);
         self.frozen -= u32::from(frozen);
     }
@@ -227,4 +234,68 @@ fn edit_call(call: &mut ast::ExprCall, callee: &Callee, targets: &[ParamTarget])
         i += 1;
         !drop[i - 1]
     });
+}
+
+/// `def-to-body`: a `def` with no parameters and no decorators that one statement
+/// calls, `name()`, is removed and its body takes the place of that statement
+/// (`def main(): …` and `main()` become the body of `main`). Its local names become
+/// globals; a `return` left at its top level makes a candidate CPython refuses, which
+/// is never run.
+pub fn inlinable(stmt: &Stmt) -> Option<&str> {
+    let Stmt::FunctionDef(def) = stmt else {
+        return None;
+    };
+    let a = &def.args;
+    let bare = a.posonlyargs.is_empty()
+        && a.args.is_empty()
+        && a.kwonlyargs.is_empty()
+        && a.vararg.is_none()
+        && a.kwarg.is_none();
+    (bare && def.decorator_list.is_empty()).then_some(def.name.as_str())
+}
+
+/// The name `stmt` calls when it is a bare call statement `name()`.
+pub fn bare_call(stmt: &Stmt) -> Option<&str> {
+    let Stmt::Expr(e) = stmt else { return None };
+    let Expr::Call(call) = &*e.value else {
+        return None;
+    };
+    let Expr::Name(name) = &*call.func else {
+        return None;
+    };
+    (call.args.is_empty() && call.keywords.is_empty()).then_some(name.id.as_str())
+}
+
+impl CallIndex {
+    /// Whether exactly one statement calls `name()` bare, outside frozen code.
+    pub fn one_bare_call(&self, name: &str) -> bool {
+        matches!(self.bare.get(name), Some(&(1, false)))
+    }
+}
+
+/// Replaces the statement `name()` by `body`, for each `(name, body)` of `inlines`.
+pub fn inline_calls(body: &mut Vec<Stmt>, inlines: &mut Vec<(String, Vec<Stmt>)>) {
+    let mut inliner = Inliner { inlines };
+    inliner.body(body);
+}
+
+struct Inliner<'a> {
+    inlines: &'a mut Vec<(String, Vec<Stmt>)>,
+}
+
+impl VisitorMut for Inliner<'_> {
+    fn body(&mut self, body: &mut Vec<Stmt>) {
+        let old = std::mem::take(body);
+        for mut stmt in old {
+            let found =
+                bare_call(&stmt).and_then(|name| self.inlines.iter().position(|(n, _)| n == name));
+            match found {
+                Some(i) => body.extend(self.inlines.swap_remove(i).1),
+                None => {
+                    self.stmt(&mut stmt);
+                    body.push(stmt);
+                }
+            }
+        }
+    }
 }

@@ -43,6 +43,7 @@ pub enum Rewrite {
     OptionalExprRemover,
     ParamWithArgsRemover,
     StrPartRemover,
+    DefToBody,
 }
 
 /// How a rewrite changes the tree, which decides where the applier handles it.
@@ -79,7 +80,7 @@ impl Rewrite {
     ];
 
     /// autodd's own rewrites, beyond the reference set.
-    pub const OWN: [Rewrite; 12] = [
+    pub const OWN: [Rewrite; 13] = [
         Rewrite::WithRemover,
         Rewrite::TryRemover,
         Rewrite::WhileRemover,
@@ -92,11 +93,12 @@ impl Rewrite {
         Rewrite::OptionalExprRemover,
         Rewrite::ParamWithArgsRemover,
         Rewrite::StrPartRemover,
+        Rewrite::DefToBody,
     ];
 
     /// Every rewrite: the reference set, then autodd's own.
-    pub const ALL: [Rewrite; 27] = {
-        let mut all = [Rewrite::IfRemover1; 27];
+    pub const ALL: [Rewrite; 28] = {
+        let mut all = [Rewrite::IfRemover1; 28];
         let mut i = 0;
         while i < Self::REFERENCE.len() {
             all[i] = Self::REFERENCE[i];
@@ -158,6 +160,7 @@ impl Rewrite {
             Rewrite::OptionalExprRemover => "optional-expr-remover",
             Rewrite::ParamWithArgsRemover => "param-with-args-remover",
             Rewrite::StrPartRemover => "str-part-remover",
+            Rewrite::DefToBody => "def-to-body",
         }
     }
 
@@ -178,7 +181,8 @@ impl Rewrite {
             | Rewrite::WhileRemover
             | Rewrite::AssignToExpr
             | Rewrite::AugAssignToAssign
-            | Rewrite::AnnAssignToAssign => Shape::ReplaceStmt,
+            | Rewrite::AnnAssignToAssign
+            | Rewrite::DefToBody => Shape::ReplaceStmt,
             Rewrite::WithBind0 | Rewrite::AttachFullFuncArgs => Shape::EditStmt,
             Rewrite::AssignRhs1
             | Rewrite::CallFwdArg1

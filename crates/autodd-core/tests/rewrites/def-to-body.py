@@ -1,0 +1,22 @@
+def helper(x):
+    return x
+def main():
+    data = helper(3)
+    print(data)
+def twice():
+    pass
+@decorated
+def dec():
+    pass
+def ret():
+    return 1
+def frozen_call():
+    pass
+if __name__ == '__main__':
+    main()
+twice()
+twice()
+dec()
+ret()
+with __freeze__:
+    frozen_call()
