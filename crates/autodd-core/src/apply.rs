@@ -2,7 +2,9 @@
 //! rewrite applies once; sites nested inside a replaced or removed node go with it.
 
 use crate::parse::ast::{self, Expr, Stmt};
-use crate::rewrites::calls::{inlinable, inline_calls, remove_call_args, ParamTarget};
+use crate::rewrites::calls::{
+    forward_names, forwardable, inlinable, inline_calls, remove_call_args, ParamTarget,
+};
 use crate::rewrites::{expressions, functions, lists, make, statements, strings, Rewrite, Shape};
 use crate::sites::{Site, SiteMap};
 use crate::walk::{self, ListKind, VisitorMut};
@@ -24,6 +26,7 @@ pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
         map,
         call_args: Vec::new(),
         inlines: Vec::new(),
+        forwards: Vec::new(),
     };
     applier.body(body);
     let removed = applier.call_args;
@@ -33,6 +36,10 @@ pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
     let mut inlines = applier.inlines;
     if !inlines.is_empty() {
         inline_calls(body, &mut inlines);
+    }
+    let forwards = applier.forwards;
+    if !forwards.is_empty() {
+        forward_names(body, &forwards);
     }
 }
 
@@ -45,6 +52,8 @@ struct Applier<'a> {
     call_args: Vec<ParamTarget>,
     /// Bodies of removed `def`s, for their call statements (`def-to-body`).
     inlines: Vec<(String, Vec<Stmt>)>,
+    /// Removed classes and their bases, for the names that read them (`class-to-base`).
+    forwards: Vec<(String, Expr)>,
 }
 
 impl Applier<'_> {
@@ -109,6 +118,13 @@ impl VisitorMut for Applier<'_> {
                         (inlinable(&stmt).map(str::to_string), stmt)
                     {
                         self.inlines.push((name, def.body));
+                    }
+                    body.push(make::pass());
+                }
+                Some(Rewrite::ClassToBase) => {
+                    self.skip(id);
+                    if let Some((name, base)) = forwardable(&stmt) {
+                        self.forwards.push((name.to_string(), base.clone()));
                     }
                     body.push(make::pass());
                 }

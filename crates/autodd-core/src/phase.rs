@@ -67,6 +67,7 @@ impl Phase {
                 Rewrite::FuncArgRemover,
                 Rewrite::ParamWithArgsRemover,
                 Rewrite::DefToBody,
+                Rewrite::ClassToBase,
                 Rewrite::AssignToExpr,
                 Rewrite::AugAssignToAssign,
                 Rewrite::AnnAssignToAssign,

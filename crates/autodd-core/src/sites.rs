@@ -36,7 +36,7 @@ pub struct SiteMap {
 }
 
 /// Statement rewrites, in priority order when several are chosen on one statement.
-const STMT_REWRITES: [Rewrite; 14] = [
+const STMT_REWRITES: [Rewrite; 15] = [
     Rewrite::IfRemover1,
     Rewrite::IfRemover2,
     Rewrite::IfRemover3,
@@ -51,6 +51,7 @@ const STMT_REWRITES: [Rewrite; 14] = [
     Rewrite::AugAssignToAssign,
     Rewrite::AnnAssignToAssign,
     Rewrite::DefToBody,
+    Rewrite::ClassToBase,
 ];
 
 const EXPR_REWRITES: [Rewrite; 6] = [
@@ -80,6 +81,7 @@ pub fn find_sites(body: &[Stmt], kinds: RewriteSet, reference_lists: bool) -> Si
         statements: Vec::new(),
         calls: if kinds.contains(Rewrite::ParamWithArgsRemover)
             || kinds.contains(Rewrite::DefToBody)
+            || kinds.contains(Rewrite::ClassToBase)
         {
             CallIndex::of(body)
         } else {
@@ -173,6 +175,9 @@ impl VisitorMut for Finder {
             }
             if calls::inlinable(stmt).is_some_and(|name| self.calls.one_bare_call(name)) {
                 self.offer(open.id, Rewrite::DefToBody);
+            }
+            if calls::forwardable(stmt).is_some_and(|(name, _)| self.calls.unfrozen_reads(name)) {
+                self.offer(open.id, Rewrite::ClassToBase);
             }
         }
         let own = self.map.sites.len() - open.first_site;

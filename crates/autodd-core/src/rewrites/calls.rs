@@ -47,6 +47,8 @@ pub struct CallIndex {
     calls: HashMap<Callee, Vec<CallShape>>,
     /// Bare call statements `name()`: how many, and whether one is frozen.
     bare: HashMap<String, (u32, bool)>,
+    /// Names read inside frozen code.
+    frozen_reads: std::collections::HashSet<String>,
 }
 
 impl CallIndex {
@@ -114,6 +116,11 @@ impl VisitorMut for Collector {
     fn expr(&mut self, expr: &mut Expr) {
         let frozen = freeze::is_freeze_call(expr);
         self.frozen += u32::from(frozen);
+        if let Expr::Name(n) = &*expr {
+            if self.frozen > 0 && n.ctx == ast::ExprContext::Load {
+                self.index.frozen_reads.insert(n.id.to_string());
+            }
+        }
         if let Expr::Call(call) = &*expr {
             if let Some(callee) = callee(&call.func) {
                 let shape = CallShape {
@@ -297,5 +304,57 @@ impl VisitorMut for Inliner<'_> {
                 }
             }
         }
+    }
+}
+
+/// `class-to-base`: a class whose body is only `pass`, with one base and no keywords
+/// or decorators (`class PriceError(Exception): pass`), is removed and every name
+/// that reads it reads its base instead (`raise PriceError(…)` becomes
+/// `raise Exception(…)`). Returns the class's name and base.
+pub fn forwardable(stmt: &Stmt) -> Option<(&str, &Expr)> {
+    let Stmt::ClassDef(class) = stmt else {
+        return None;
+    };
+    let empty = class.body.iter().all(|s| matches!(s, Stmt::Pass(_)));
+    match &class.bases[..] {
+        [base] if empty && class.keywords.is_empty() && class.decorator_list.is_empty() => {
+            Some((class.name.as_str(), base))
+        }
+        _ => None,
+    }
+}
+
+impl CallIndex {
+    /// Whether no frozen code reads `name`.
+    pub fn unfrozen_reads(&self, name: &str) -> bool {
+        !self.frozen_reads.contains(name)
+    }
+}
+
+/// Replaces every read of each name of `forwards` by its base.
+pub fn forward_names(body: &mut Vec<Stmt>, forwards: &[(String, Expr)]) {
+    let mut forwarder = Forwarder { forwards };
+    forwarder.body(body);
+}
+
+struct Forwarder<'a> {
+    forwards: &'a [(String, Expr)],
+}
+
+impl VisitorMut for Forwarder<'_> {
+    fn expr(&mut self, expr: &mut Expr) {
+        if let Expr::Name(n) = &*expr {
+            if n.ctx == ast::ExprContext::Load {
+                if let Some((_, base)) = self
+                    .forwards
+                    .iter()
+                    .find(|(name, _)| *name == n.id.as_str())
+                {
+                    *expr = base.clone();
+                    return;
+                }
+            }
+        }
+        walk::walk_expr(self, expr);
     }
 }

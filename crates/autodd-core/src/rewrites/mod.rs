@@ -44,6 +44,7 @@ pub enum Rewrite {
     ParamWithArgsRemover,
     StrPartRemover,
     DefToBody,
+    ClassToBase,
 }
 
 /// How a rewrite changes the tree, which decides where the applier handles it.
@@ -80,7 +81,7 @@ impl Rewrite {
     ];
 
     /// autodd's own rewrites, beyond the reference set.
-    pub const OWN: [Rewrite; 13] = [
+    pub const OWN: [Rewrite; 14] = [
         Rewrite::WithRemover,
         Rewrite::TryRemover,
         Rewrite::WhileRemover,
@@ -94,11 +95,12 @@ impl Rewrite {
         Rewrite::ParamWithArgsRemover,
         Rewrite::StrPartRemover,
         Rewrite::DefToBody,
+        Rewrite::ClassToBase,
     ];
 
     /// Every rewrite: the reference set, then autodd's own.
-    pub const ALL: [Rewrite; 28] = {
-        let mut all = [Rewrite::IfRemover1; 28];
+    pub const ALL: [Rewrite; 29] = {
+        let mut all = [Rewrite::IfRemover1; 29];
         let mut i = 0;
         while i < Self::REFERENCE.len() {
             all[i] = Self::REFERENCE[i];
@@ -161,6 +163,7 @@ impl Rewrite {
             Rewrite::ParamWithArgsRemover => "param-with-args-remover",
             Rewrite::StrPartRemover => "str-part-remover",
             Rewrite::DefToBody => "def-to-body",
+            Rewrite::ClassToBase => "class-to-base",
         }
     }
 
@@ -182,7 +185,8 @@ impl Rewrite {
             | Rewrite::AssignToExpr
             | Rewrite::AugAssignToAssign
             | Rewrite::AnnAssignToAssign
-            | Rewrite::DefToBody => Shape::ReplaceStmt,
+            | Rewrite::DefToBody
+            | Rewrite::ClassToBase => Shape::ReplaceStmt,
             Rewrite::WithBind0 | Rewrite::AttachFullFuncArgs => Shape::EditStmt,
             Rewrite::AssignRhs1
             | Rewrite::CallFwdArg1
