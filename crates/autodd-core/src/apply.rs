@@ -3,7 +3,8 @@
 
 use crate::parse::ast::{self, Expr, Stmt};
 use crate::rewrites::calls::{
-    forward_names, forwardable, inlinable, inline_calls, remove_call_args, ParamTarget,
+    forward_names, forwardable, inlinable, inlinable_assign, inline_calls, remove_call_args,
+    ParamTarget,
 };
 use crate::rewrites::{expressions, functions, lists, make, statements, strings, Rewrite, Shape};
 use crate::sites::{Site, SiteMap};
@@ -118,6 +119,13 @@ impl VisitorMut for Applier<'_> {
                         (inlinable(&stmt).map(str::to_string), stmt)
                     {
                         self.inlines.push((name, def.body));
+                    }
+                    body.push(make::pass());
+                }
+                Some(Rewrite::AssignInline) => {
+                    self.skip(id);
+                    if let Some((name, value)) = inlinable_assign(&stmt) {
+                        self.forwards.push((name.to_string(), value.clone()));
                     }
                     body.push(make::pass());
                 }

@@ -68,6 +68,7 @@ impl Phase {
                 Rewrite::ParamWithArgsRemover,
                 Rewrite::DefToBody,
                 Rewrite::ClassToBase,
+                Rewrite::AssignInline,
                 Rewrite::AssignToExpr,
                 Rewrite::AugAssignToAssign,
                 Rewrite::AnnAssignToAssign,

@@ -36,7 +36,7 @@ pub struct SiteMap {
 }
 
 /// Statement rewrites, in priority order when several are chosen on one statement.
-const STMT_REWRITES: [Rewrite; 15] = [
+const STMT_REWRITES: [Rewrite; 16] = [
     Rewrite::IfRemover1,
     Rewrite::IfRemover2,
     Rewrite::IfRemover3,
@@ -52,6 +52,7 @@ const STMT_REWRITES: [Rewrite; 15] = [
     Rewrite::AnnAssignToAssign,
     Rewrite::DefToBody,
     Rewrite::ClassToBase,
+    Rewrite::AssignInline,
 ];
 
 const EXPR_REWRITES: [Rewrite; 6] = [
@@ -82,6 +83,7 @@ pub fn find_sites(body: &[Stmt], kinds: RewriteSet, reference_lists: bool) -> Si
         calls: if kinds.contains(Rewrite::ParamWithArgsRemover)
             || kinds.contains(Rewrite::DefToBody)
             || kinds.contains(Rewrite::ClassToBase)
+            || kinds.contains(Rewrite::AssignInline)
         {
             CallIndex::of(body)
         } else {
@@ -178,6 +180,9 @@ impl VisitorMut for Finder {
             }
             if calls::forwardable(stmt).is_some_and(|(name, _)| self.calls.unfrozen_reads(name)) {
                 self.offer(open.id, Rewrite::ClassToBase);
+            }
+            if calls::inlinable_assign(stmt).is_some_and(|(name, _)| self.calls.single_use(name)) {
+                self.offer(open.id, Rewrite::AssignInline);
             }
         }
         let own = self.map.sites.len() - open.first_site;

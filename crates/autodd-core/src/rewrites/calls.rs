@@ -49,6 +49,9 @@ pub struct CallIndex {
     bare: HashMap<String, (u32, bool)>,
     /// Names read inside frozen code.
     frozen_reads: std::collections::HashSet<String>,
+    /// How many times each name is read, and bound by a name target.
+    reads: HashMap<String, u32>,
+    stores: HashMap<String, u32>,
 }
 
 impl CallIndex {
@@ -120,6 +123,11 @@ impl VisitorMut for Collector {
             if self.frozen > 0 && n.ctx == ast::ExprContext::Load {
                 self.index.frozen_reads.insert(n.id.to_string());
             }
+            let counts = match n.ctx {
+                ast::ExprContext::Load => &mut self.index.reads,
+                _ => &mut self.index.stores,
+            };
+            *counts.entry(n.id.to_string()).or_default() += 1;
         }
         if let Expr::Call(call) = &*expr {
             if let Some(callee) = callee(&call.func) {
@@ -356,5 +364,29 @@ impl VisitorMut for Forwarder<'_> {
             }
         }
         walk::walk_expr(self, expr);
+    }
+}
+
+/// `assign-inline`: `name = value`, where the program binds `name` by a name target
+/// only here and reads it exactly once, is removed and that read becomes `value`
+/// (`graph = build(EDGES)` and `plan(graph)` become `plan(build(EDGES))`). Returns the
+/// name and value.
+pub fn inlinable_assign(stmt: &Stmt) -> Option<(&str, &Expr)> {
+    let Stmt::Assign(assign) = stmt else {
+        return None;
+    };
+    match &assign.targets[..] {
+        [Expr::Name(n)] => Some((n.id.as_str(), &assign.value)),
+        _ => None,
+    }
+}
+
+impl CallIndex {
+    /// Whether `name` is bound by a name target once and read exactly once, outside
+    /// frozen code.
+    pub fn single_use(&self, name: &str) -> bool {
+        self.reads.get(name) == Some(&1)
+            && self.stores.get(name) == Some(&1)
+            && !self.frozen_reads.contains(name)
     }
 }
