@@ -277,6 +277,23 @@ impl VisitorMut for Applier<'_> {
         }
     }
 
+    fn match_cases(&mut self, cases: &mut Vec<ast::MatchCase>) {
+        let old = std::mem::take(cases);
+        let total = old.len();
+        for (i, mut case) in old.into_iter().enumerate() {
+            let id = self.next;
+            // The last arm stays when every one was selected: `match` needs a `case`.
+            let last_chance = cases.is_empty() && i + 1 == total;
+            if self.selected(id) == Some(Rewrite::CaseRemover) && !last_chance {
+                self.skip(id);
+                continue;
+            }
+            self.next += 1;
+            walk::walk_case(self, &mut case);
+            cases.push(case);
+        }
+    }
+
     fn keywords(&mut self, keywords: &mut Vec<ast::Keyword>) {
         let old = std::mem::take(keywords);
         for mut kw in old {

@@ -30,7 +30,7 @@ pub const SCHEDULE: [Phase; 5] = [
     Phase::Slow,
 ];
 
-const FAST: [Rewrite; 8] = [
+const FAST: [Rewrite; 9] = [
     Rewrite::IfRemover1,
     Rewrite::IfRemover2,
     Rewrite::IfRemover3,
@@ -39,6 +39,7 @@ const FAST: [Rewrite; 8] = [
     Rewrite::WithRemover,
     Rewrite::TryRemover,
     Rewrite::WhileRemover,
+    Rewrite::CaseRemover,
 ];
 
 impl Phase {

@@ -318,6 +318,24 @@ impl VisitorMut for Finder {
         self.exit(open, own, false);
     }
 
+    fn match_cases(&mut self, cases: &mut Vec<ast::MatchCase>) {
+        let len = cases.len();
+        for case in cases.iter_mut() {
+            let start = case.pattern.range().start();
+            let end = case
+                .body
+                .last()
+                .map_or(case.pattern.range().end(), |s| s.range().end());
+            let open = self.enter(TextRange::new(start, end.max(start)));
+            if len > 1 {
+                self.offer(open.id, Rewrite::CaseRemover);
+            }
+            let own = self.map.sites.len() - open.first_site;
+            walk::walk_case(self, case);
+            self.exit(open, own, false);
+        }
+    }
+
     fn arguments(&mut self, args: &mut ast::Arguments) {
         let ours = match &self.def_args {
             Some((ptr, _)) => std::ptr::eq(*ptr, &*args),

@@ -90,6 +90,18 @@ pub trait VisitorMut {
     fn param(&mut self, arg: &mut ast::Arg, default: Option<&mut Expr>) {
         walk_param(self, arg, default);
     }
+    /// The `case` arms of a `match`.
+    fn match_cases(&mut self, cases: &mut Vec<ast::MatchCase>) {
+        for case in cases.iter_mut() {
+            walk_case(self, case);
+        }
+    }
+}
+
+pub fn walk_case<V: VisitorMut + ?Sized>(v: &mut V, case: &mut ast::MatchCase) {
+    walk_pattern(v, &mut case.pattern);
+    opt(v, &mut case.guard);
+    v.body(&mut case.body);
 }
 
 pub fn walk_param<V: VisitorMut + ?Sized>(
@@ -221,11 +233,7 @@ pub fn walk_stmt<V: VisitorMut + ?Sized>(v: &mut V, stmt: &mut Stmt) {
         }
         Stmt::Match(s) => {
             v.expr(&mut s.subject);
-            for case in s.cases.iter_mut() {
-                walk_pattern(v, &mut case.pattern);
-                opt(v, &mut case.guard);
-                v.body(&mut case.body);
-            }
+            v.match_cases(&mut s.cases);
         }
         Stmt::Raise(s) => {
             opt(v, &mut s.exc);

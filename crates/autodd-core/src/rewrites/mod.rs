@@ -46,6 +46,7 @@ pub enum Rewrite {
     DefToBody,
     ClassToBase,
     AssignInline,
+    CaseRemover,
 }
 
 /// How a rewrite changes the tree, which decides where the applier handles it.
@@ -82,7 +83,7 @@ impl Rewrite {
     ];
 
     /// autodd's own rewrites, beyond the reference set.
-    pub const OWN: [Rewrite; 15] = [
+    pub const OWN: [Rewrite; 16] = [
         Rewrite::WithRemover,
         Rewrite::TryRemover,
         Rewrite::WhileRemover,
@@ -98,11 +99,12 @@ impl Rewrite {
         Rewrite::DefToBody,
         Rewrite::ClassToBase,
         Rewrite::AssignInline,
+        Rewrite::CaseRemover,
     ];
 
     /// Every rewrite: the reference set, then autodd's own.
-    pub const ALL: [Rewrite; 30] = {
-        let mut all = [Rewrite::IfRemover1; 30];
+    pub const ALL: [Rewrite; 31] = {
+        let mut all = [Rewrite::IfRemover1; 31];
         let mut i = 0;
         while i < Self::REFERENCE.len() {
             all[i] = Self::REFERENCE[i];
@@ -174,6 +176,7 @@ impl Rewrite {
             Rewrite::DefToBody => "def-to-body",
             Rewrite::ClassToBase => "class-to-base",
             Rewrite::AssignInline => "assign-inline",
+            Rewrite::CaseRemover => "case-remover",
         }
     }
 
@@ -212,7 +215,8 @@ impl Rewrite {
             | Rewrite::ImportNameRemover
             | Rewrite::OptionalExprRemover
             | Rewrite::ParamWithArgsRemover
-            | Rewrite::StrPartRemover => Shape::RemoveItem,
+            | Rewrite::StrPartRemover
+            | Rewrite::CaseRemover => Shape::RemoveItem,
         }
     }
 }
