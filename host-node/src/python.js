@@ -140,6 +140,8 @@ export class Workspace {
       // glibc writes fatal messages (e.g. `free(): invalid pointer`) to the tty otherwise.
       LIBC_FATAL_STDERR_: '1',
     };
+    /** @type {(number | undefined)[]} open files of the jobs, see `write` */
+    this.fds = new Array(jobs).fill(undefined);
     this.closed = false;
     openWorkspaces.add(this);
   }
@@ -152,10 +154,34 @@ export class Workspace {
     return path.join(this.jobDirs[slot], this.fileName);
   }
 
+  /**
+   * Puts `source` into the file of job `slot` and returns its path. The file stays
+   * open and is overwritten in place, then cut to length: truncating a written file
+   * to zero (`O_TRUNC`) makes ext4 flush it, about 0.25 ms, a tenth of a small
+   * candidate's run.
+   * @param {number} slot
+   * @param {string} source
+   */
+  write(slot, source) {
+    const file = this.file(slot);
+    let fd = this.fds[slot];
+    if (fd === undefined) {
+      fd = fs.openSync(file, 'w');
+      this.fds[slot] = fd;
+    }
+    const bytes = Buffer.from(source);
+    let done = 0;
+    while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done, done);
+    // Never truncated to zero first: that is what makes ext4 flush.
+    fs.ftruncateSync(fd, bytes.length);
+    return file;
+  }
+
   close() {
     if (this.closed) return;
     this.closed = true;
     openWorkspaces.delete(this);
+    for (const fd of this.fds) if (fd !== undefined) fs.closeSync(fd);
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -3,7 +3,6 @@
 // protocol is described at the top of the worker.
 
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { PYTHON_DIR } from '../python.js';
@@ -221,9 +220,7 @@ export class RunnerBackend {
     const slot = await this.slots.acquire();
     try {
       if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
-      const file = this.workspace.file(slot);
-      // Synchronous: a small local file, written faster than a trip through libuv's pool.
-      fs.writeFileSync(file, source);
+      const file = this.workspace.write(slot, source);
       const worker = await this.worker(slot);
       if (!worker) {
         return runResult({ outcome: 'crashed', error: 'the Python worker did not start', ms: 0 });

@@ -2,7 +2,6 @@
 // group so a timeout or a cancel kills everything it started.
 
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import { Capture, killGroup, trackGroup, untrackGroup } from './capture.js';
 import { runResult } from './result.js';
 import { Slots } from './slots.js';
@@ -47,9 +46,7 @@ export class SubprocBackend {
   async run(source, { signal } = {}) {
     const slot = await this.slots.acquire();
     try {
-      const file = this.workspace.file(slot);
-      // Synchronous: a small local file, written faster than a trip through libuv's pool.
-      fs.writeFileSync(file, source);
+      const file = this.workspace.write(slot, source);
       return await this.spawn(file, signal);
     } finally {
       this.slots.release(slot);
