@@ -44,6 +44,7 @@ export interface AcceptedStep {
 
 /** Passed to `onProgress` after every verdict. */
 export interface Progress {
+  /** The engine's counters, fetched when first read. */
   stats: Stats;
   /** Candidates run to a verdict so far. */
   tried: number;

@@ -25,7 +25,7 @@ import { loadEngine } from './engine.js';
 
 /**
  * @typedef {object} Progress
- * @property {Stats} stats the engine's counters
+ * @property {Stats} stats the engine's counters (fetched from the engine when first read)
  * @property {number} tried candidates run to a verdict so far
  * @property {number} elapsedMs
  * @property {AcceptedStep} [accepted] set when this report accepted a candidate
@@ -138,12 +138,21 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
       if (entry?.stale) continue;
 
       tried += 1;
-      const acceptedBefore = timed(() => reducer.stats().accepted);
-      timed(() => reducer.report(candidate.id, Boolean(verdict)));
-      const stats = timed(() => reducer.stats());
+      const accepted = timed(() => reducer.report(candidate.id, Boolean(verdict)));
+      // The counters cross the wasm boundary only when someone reads them (a quiet
+      // run never does between accepted candidates).
+      /** @type {Stats | undefined} */
+      let stats;
+      const readStats = () => (stats ??= timed(() => reducer.stats()));
       /** @type {Progress} */
-      const progress = { stats, tried, elapsedMs: performance.now() - started };
-      if (stats.accepted > acceptedBefore) {
+      const progress = {
+        get stats() {
+          return readStats();
+        },
+        tried,
+        elapsedMs: performance.now() - started,
+      };
+      if (accepted) {
         for (const other of inflight.values()) {
           other.stale = true;
           other.controller.abort();
@@ -153,8 +162,8 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
           phase: candidate.phase,
           rewrites: candidate.rewrites,
           sites: candidate.sites,
-          bytes: stats.bestBytes,
-          lines: stats.bestLines,
+          bytes: readStats().bestBytes,
+          lines: readStats().bestLines,
           elapsedMs: progress.elapsedMs,
         };
         steps.push(step);

@@ -350,15 +350,16 @@ impl Reducer {
         }
     }
 
-    /// The verdict for candidate `id`. Reports of stale or unknown ids are ignored.
-    pub fn report(&mut self, id: u64, interesting: bool) {
+    /// The verdict for candidate `id`; returns whether it was accepted (it becomes
+    /// the new best). Reports of stale or unknown ids are ignored.
+    pub fn report(&mut self, id: u64, interesting: bool) -> bool {
         let Some(pos) = self.pending.iter().position(|p| p.id == id) else {
-            return;
+            return false;
         };
         let candidate = self.pending.remove(pos);
         self.stats.reported += 1;
         if !interesting {
-            return;
+            return false;
         }
         let body = match parse::parse_module(&candidate.source) {
             Ok(body) => body,
@@ -367,7 +368,7 @@ impl Reducer {
                 self.warnings.push(format!(
                     "internal: a candidate did not re-parse ({e}); skipped"
                 ));
-                return;
+                return false;
             }
         };
         self.stats.stale += self.pending.len() as u64;
@@ -393,6 +394,7 @@ impl Reducer {
             }
             self.seed(&learned);
         }
+        true
     }
 
     /// What the current search learned, by site key.

@@ -90,12 +90,12 @@ fn candidates_in_flight_become_stale_when_one_is_accepted() {
     assert!(a.id < b.id && b.id < c.id);
     // The second assumes the first failed: they differ.
     assert_ne!(a.source, b.source);
-    reducer.report(b.id, true);
+    assert!(reducer.report(b.id, true), "accepted");
     assert_eq!(reducer.best(), b.source);
     assert_eq!(reducer.stats().stale, 2);
     // Reports for stale candidates are ignored.
-    reducer.report(a.id, true);
-    reducer.report(c.id, true);
+    assert!(!reducer.report(a.id, true));
+    assert!(!reducer.report(c.id, true));
     assert_eq!(reducer.best(), b.source);
     assert_eq!(reducer.stats().accepted, 1);
     // The search goes on from the new best.

@@ -55,9 +55,10 @@ impl Reducer {
         }
     }
 
-    /// The verdict for candidate `id`. Reports of stale or unknown ids are ignored;
-    /// an id that is not a non-negative integer throws `invalid-argument`.
-    pub fn report(&mut self, id: f64, interesting: bool) -> Result<(), JsValue> {
+    /// The verdict for candidate `id`; returns whether it was accepted (it is the new
+    /// best). Reports of stale or unknown ids are ignored (and return false); an id
+    /// that is not a non-negative integer throws `invalid-argument`.
+    pub fn report(&mut self, id: f64, interesting: bool) -> Result<bool, JsValue> {
         // 2^53: beyond it a JS number no longer names one id.
         const MAX_SAFE: f64 = 9_007_199_254_740_992.0;
         if !((0.0..MAX_SAFE).contains(&id) && id.fract() == 0.0) {
@@ -66,8 +67,7 @@ impl Reducer {
                 &format!("invalid candidate id {id}"),
             ));
         }
-        self.inner.report(id as u64, interesting);
-        Ok(())
+        Ok(self.inner.report(id as u64, interesting))
     }
 
     /// The current best program (the smallest interesting one once done).
