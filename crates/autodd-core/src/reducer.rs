@@ -113,6 +113,10 @@ struct Pending {
     id: u64,
     source: String,
     cursor: Cursor,
+    /// The search `map` was found for when this was proposed (see `Reducer::generation`).
+    generation: u64,
+    /// The probabilities its sites had before its assumed failure lowered them.
+    before: Vec<(usize, f64)>,
 }
 
 /// The reduction engine behind the step API.
@@ -127,6 +131,8 @@ pub struct Reducer {
     map: SiteMap,
     /// The phase and round `map` was found for.
     map_cursor: (usize, u32),
+    /// Counts the searches started (each `refresh_sites`).
+    generation: u64,
     pdd: Pdd,
     forget: bool,
     canonicalize_every_round: bool,
@@ -208,6 +214,7 @@ impl Reducer {
             },
             map: SiteMap::default(),
             map_cursor: (0, 1),
+            generation: 0,
             pdd: Pdd::new(0),
             forget: options.forget,
             canonicalize_every_round: options.canonicalize_every_round,
@@ -236,6 +243,7 @@ impl Reducer {
         let kinds = self.phase().rewrites().intersect(self.allowed);
         self.map = find_sites(&self.best_ast, kinds, self.reference_only);
         self.map_cursor = (self.cursor.phase, self.cursor.round);
+        self.generation += 1;
         self.pdd = if self.uniform_priors {
             Pdd::new(self.map.sites.len())
         } else {
@@ -304,7 +312,12 @@ impl Reducer {
                 self.advance();
                 continue;
             };
-            // Assume failure now; a success restarts the search anyway.
+            // Assume failure now; a success restarts the search anyway. Should this
+            // candidate be made stale by another's success, the assumption is undone.
+            let before: Vec<(usize, f64)> = chosen
+                .iter()
+                .map(|&i| (i, self.pdd.probability(i)))
+                .collect();
             self.pdd.fail(&chosen);
             let sites: Vec<_> = chosen.iter().map(|&i| self.map.sites[i]).collect();
             let mut body = self.best_ast.clone();
@@ -339,6 +352,8 @@ impl Reducer {
                 id,
                 source: source.clone(),
                 cursor: self.cursor,
+                generation: self.generation,
+                before,
             });
             return Some(Candidate {
                 id,
@@ -372,7 +387,17 @@ impl Reducer {
             }
         };
         self.stats.stale += self.pending.len() as u64;
-        self.pending.clear();
+        // The candidates still out never got a verdict: what their proposal assumed
+        // (that they fail) must not outlive them, or the search would carry on as if
+        // their sites had been tried (with `-j 2` a stale single site would never be
+        // tried again in this phase).
+        for stale in self.pending.drain(..).rev() {
+            if stale.generation == self.generation {
+                for (i, p) in stale.before {
+                    self.pdd.set_probability(i, p);
+                }
+            }
+        }
         self.stats.accepted += 1;
         let same_phase = self.map_cursor == (candidate.cursor.phase, candidate.cursor.round);
         let learned = (same_phase && !self.forget).then(|| self.learned());

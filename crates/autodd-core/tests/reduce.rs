@@ -312,3 +312,53 @@ check((64, 32), 'copy', True)
     );
     assert!(result.contains("check((64, 64))"), "{result}");
 }
+
+/// Runs the kernel with two candidates out at once, the second reported first (as a
+/// faster run of `-j 2` would be): verdicts counted, and the result.
+fn two_at_once(oracle: impl Fn(&str) -> bool) -> (u64, String) {
+    let mut reducer = Reducer::new(&fixture("kernel.py"), Options::default()).expect("parses");
+    let mut verdicts = 0;
+    loop {
+        let first = reducer.next_candidate();
+        let second = reducer.next_candidate();
+        if first.is_none() && second.is_none() {
+            break;
+        }
+        for c in [second, first].into_iter().flatten() {
+            verdicts += 1;
+            let accepted = reducer.report(c.id, oracle(&c.source));
+            if accepted {
+                // The other one, still out, is stale now; a host would cancel it.
+                break;
+            }
+        }
+    }
+    assert!(reducer.is_done());
+    (verdicts, reducer.best().to_string())
+}
+
+#[test]
+fn two_candidates_at_once_reach_an_equally_small_result_in_about_as_many_verdicts() {
+    let oracle = |c: &str| c.contains(RAISE) && c.matches("def ").count() >= 6;
+    let (one, sequential) = {
+        let mut reducer = Reducer::new(&fixture("kernel.py"), Options::default()).expect("parses");
+        let mut n = 0;
+        while let Some(c) = reducer.next_candidate() {
+            n += 1;
+            reducer.report(c.id, oracle(&c.source));
+        }
+        (n, reducer.best().to_string())
+    };
+    let (two, parallel) = two_at_once(oracle);
+    assert!(oracle(&parallel));
+    // Equally small (which functions stay may differ) for about as many verdicts.
+    assert_eq!(
+        parallel.lines().count(),
+        sequential.lines().count(),
+        "{parallel}\n---\n{sequential}"
+    );
+    assert!(
+        two <= one + one / 5,
+        "{two} verdicts two at a time, {one} one at a time"
+    );
+}
