@@ -111,6 +111,14 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
     inflight.clear();
   };
 
+  /**
+   * Candidates proposed and not yet reported, in the order they were proposed: a
+   * verdict is reported only once every earlier one has been, so a faster second run
+   * never overtakes the first and `-j N` follows the same search as `-j 1`.
+   * @type {{ candidate: Candidate, verdict?: boolean }[]}
+   */
+  let order = [];
+
   try {
     while (!signal?.aborted) {
       while (inflight.size < jobs) {
@@ -124,56 +132,64 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
             (error) => ({ candidate, error }),
           );
         inflight.set(candidate.id, { controller, settled, stale: false });
+        order.push({ candidate });
       }
       // Nothing in flight and nothing to propose: the engine is done.
       if (inflight.size === 0) break;
 
       const settled = await Promise.race([aborted, ...[...inflight.values()].map((entry) => entry.settled)]);
       if (!settled) break;
-      const { candidate, verdict, error } = settled;
-      const entry = inflight.get(candidate.id);
-      inflight.delete(candidate.id);
-      if (error !== undefined) throw error;
+      const entry = inflight.get(settled.candidate.id);
+      inflight.delete(settled.candidate.id);
+      if (settled.error !== undefined) throw settled.error;
       // A stale candidate was cancelled: its verdict means nothing.
       if (entry?.stale) continue;
+      const slot = order.find((o) => o.candidate.id === settled.candidate.id);
+      if (slot) slot.verdict = Boolean(settled.verdict);
 
-      tried += 1;
-      const accepted = timed(() => reducer.report(candidate.id, Boolean(verdict)));
-      // The counters cross the wasm boundary only when someone reads them (a quiet
-      // run never does between accepted candidates).
-      /** @type {Stats | undefined} */
-      let stats;
-      const readStats = () => (stats ??= timed(() => reducer.stats()));
-      /** @type {Progress} */
-      const progress = {
-        get stats() {
-          return readStats();
-        },
-        tried,
-        elapsedMs: performance.now() - started,
-      };
-      if (accepted) {
-        for (const other of inflight.values()) {
-          other.stale = true;
-          other.controller.abort();
-        }
-        const step = {
-          id: candidate.id,
-          phase: candidate.phase,
-          rewrites: candidate.rewrites,
-          sites: candidate.sites,
-          bytes: readStats().bestBytes,
-          lines: readStats().bestLines,
-          elapsedMs: progress.elapsedMs,
+      while (order.length > 0 && order[0].verdict !== undefined) {
+        const head = /** @type {{ candidate: Candidate, verdict: boolean }} */ (order.shift());
+        const { candidate, verdict } = head;
+        tried += 1;
+        const accepted = timed(() => reducer.report(candidate.id, verdict));
+        // The counters cross the wasm boundary only when someone reads them (a quiet
+        // run never does between accepted candidates).
+        /** @type {Stats | undefined} */
+        let stats;
+        const readStats = () => (stats ??= timed(() => reducer.stats()));
+        /** @type {Progress} */
+        const progress = {
+          get stats() {
+            return readStats();
+          },
+          tried,
+          elapsedMs: performance.now() - started,
         };
-        steps.push(step);
-        progress.accepted = step;
-        await onAccept?.(
-          timed(() => reducer.best()),
-          step,
-        );
+        if (accepted) {
+          // Every later candidate assumed this one fails: they are all stale.
+          for (const other of inflight.values()) {
+            other.stale = true;
+            other.controller.abort();
+          }
+          order = [];
+          const step = {
+            id: candidate.id,
+            phase: candidate.phase,
+            rewrites: candidate.rewrites,
+            sites: candidate.sites,
+            bytes: readStats().bestBytes,
+            lines: readStats().bestLines,
+            elapsedMs: progress.elapsedMs,
+          };
+          steps.push(step);
+          progress.accepted = step;
+          await onAccept?.(
+            timed(() => reducer.best()),
+            step,
+          );
+        }
+        onProgress?.(progress);
       }
-      onProgress?.(progress);
     }
   } finally {
     await cancelAll();

@@ -61,6 +61,37 @@ describe('reduce()', { skip }, () => {
     assert.ok(most > 1, 'more than one candidate was in flight');
   });
 
+  test('with jobs, a faster later run never overtakes: the search is the one of jobs 1', async () => {
+    /** @param {number} jobs */
+    const run = async (jobs) => {
+      /** @type {string[]} */
+      const accepted = [];
+      let tried = 0;
+      const result = await reduce({
+        source: PROGRAM,
+        jobs,
+        isInteresting: async (candidate) => {
+          // Longer candidates take longer, so later (smaller) ones often finish first.
+          await new Promise((resolve) => setTimeout(resolve, candidate.length % 7));
+          return candidate.includes('needle');
+        },
+        onProgress: (p) => {
+          tried = p.tried;
+          if (p.accepted) accepted.push(`${p.accepted.id}:${p.accepted.bytes}`);
+        },
+      });
+      return { source: result.source, accepted, tried };
+    };
+    const one = await run(1);
+    const three = await run(3);
+    assert.equal(three.source, one.source);
+    assert.equal(three.tried, one.tried);
+    assert.deepEqual(
+      three.accepted.map((a) => a.split(':')[1]),
+      one.accepted.map((a) => a.split(':')[1]),
+    );
+  });
+
   test('refuses a predicate that rejects the original', async () => {
     await assert.rejects(
       reduce({ source: PROGRAM, isInteresting: async () => false }),
