@@ -286,15 +286,19 @@ impl Reducer {
         }
         self.refresh_sites();
         if carry {
-            self.seed(&self.round_memory.clone());
+            self.seed(None, true);
         }
     }
 
-    /// Gives the sites of the current search whose keys are in `learned` the
-    /// probability learned for them.
-    fn seed(&mut self, learned: &HashMap<SiteKey, f64>) {
+    /// Gives the sites of the current search the probability learned for their keys:
+    /// from `learned` if it has the key, else from the round's memory (when `memory`).
+    fn seed(&mut self, learned: Option<&HashMap<SiteKey, f64>>, memory: bool) {
+        let memory = memory.then_some(&self.round_memory);
         for (i, key) in site_keys(&self.map, &self.best).into_iter().enumerate() {
-            if let Some(&p) = learned.get(&key) {
+            let p = learned
+                .and_then(|l| l.get(&key))
+                .or_else(|| memory.and_then(|m| m.get(&key)));
+            if let Some(&p) = p {
                 self.pdd.set_probability(i, p);
             }
         }
@@ -414,10 +418,7 @@ impl Reducer {
         self.exhausted = false;
         self.refresh_sites();
         if let Some(learned) = learned {
-            if !self.fresh_phases {
-                self.seed(&self.round_memory.clone());
-            }
-            self.seed(&learned);
+            self.seed(Some(&learned), !self.fresh_phases);
         }
         true
     }

@@ -64,6 +64,14 @@ const EXPR_REWRITES: [Rewrite; 6] = [
     Rewrite::SubscriptFwd,
 ];
 
+/// The rewrites whose sites depend on the module's calls and name uses.
+const NEED_CALLS: [Rewrite; 4] = [
+    Rewrite::ParamWithArgsRemover,
+    Rewrite::DefToBody,
+    Rewrite::ClassToBase,
+    Rewrite::AssignInline,
+];
+
 /// Lists the sites of `kinds` in `body`. The body is only read; the traversal is
 /// shared with the applier, which needs `&mut`, so it walks a scratch copy.
 /// `reference_lists` limits `general-expr-remover` to the lists the reference tool
@@ -80,12 +88,8 @@ pub fn find_sites(body: &[Stmt], kinds: RewriteSet, reference_lists: bool) -> Si
         rhs: false,
         optional: false,
         statements: Vec::new(),
-        calls: if kinds.contains(Rewrite::ParamWithArgsRemover)
-            || kinds.contains(Rewrite::DefToBody)
-            || kinds.contains(Rewrite::ClassToBase)
-            || kinds.contains(Rewrite::AssignInline)
-        {
-            CallIndex::of(body)
+        calls: if !kinds.intersect(RewriteSet::of(&NEED_CALLS)).is_empty() {
+            CallIndex::of(&mut scratch)
         } else {
             CallIndex::default()
         },

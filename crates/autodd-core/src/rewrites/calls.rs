@@ -55,13 +55,14 @@ pub struct CallIndex {
 }
 
 impl CallIndex {
-    pub fn of(body: &[Stmt]) -> CallIndex {
+    /// Indexes `body`; it is only read (the traversal needs `&mut`, so callers
+    /// pass the scratch copy they walk anyway).
+    pub fn of(body: &mut Vec<Stmt>) -> CallIndex {
         let mut collector = Collector {
             index: CallIndex::default(),
             frozen: 0,
         };
-        let mut scratch = body.to_vec();
-        collector.body(&mut scratch);
+        collector.body(body);
         collector.index
     }
 
