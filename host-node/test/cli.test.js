@@ -91,6 +91,24 @@ function assertUserError(run, message) {
   assert.match(lines[0], message);
 }
 
+/**
+ * An `onStderr` for runCli that sends SIGINT once two candidates were accepted
+ * (OUTPUT has been replaced by then); `sent()` says whether it did.
+ */
+function interruptAfterTwoAccepts() {
+  let sent = false;
+  return {
+    sent: () => sent,
+    /** @type {(text: string, child: import('node:child_process').ChildProcess) => void} */
+    onStderr: (text, child) => {
+      if (!sent && (text.match(/accepted #/g) ?? []).length >= 2) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    },
+  };
+}
+
 describe('bad input', { skip }, () => {
   const dir = fixture({
     'ok.py': 'print("BUG")\n',
@@ -261,7 +279,7 @@ for (const backend of BACKENDS) {
 
     test('SIGINT leaves a reproducing OUTPUT, exits 130 and leaves no process behind', async () => {
       const dir = fixture({ 'bug.py': fs.readFileSync(EXAMPLE, 'utf8') });
-      let sent = false;
+      const interrupt = interruptAfterTwoAccepts();
       const run = await runCli(
         [
           'bug.py',
@@ -278,16 +296,10 @@ for (const backend of BACKENDS) {
         ],
         {
           cwd: dir,
-          onStderr: (text, child) => {
-            // Interrupt once a few candidates were accepted: OUTPUT has been replaced by then.
-            if (!sent && (text.match(/accepted #/g) ?? []).length >= 2) {
-              sent = true;
-              child.kill('SIGINT');
-            }
-          },
+          onStderr: interrupt.onStderr,
         },
       );
-      assert.ok(sent, run.stderr);
+      assert.ok(interrupt.sent(), run.stderr);
       assert.equal(run.code, 130, run.stderr);
       assert.match(run.stderr, /interrupted/);
       const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
@@ -309,20 +321,15 @@ describe('interrupted with freeze comments', { skip }, () => {
       .replace('import itertools\n', 'import itertools  # autodd: freeze\n');
     assert.match(source, /# autodd: freeze\n/);
     const dir = fixture({ 'bug.py': source });
-    let sent = false;
+    const interrupt = interruptAfterTwoAccepts();
     const run = await runCli(
       ['bug.py', '--err-msg', 'T.gemm K shape check failed', '-o', 'min.py', '--timeout', '5'],
       {
         cwd: dir,
-        onStderr: (text, child) => {
-          if (!sent && (text.match(/accepted #/g) ?? []).length >= 2) {
-            sent = true;
-            child.kill('SIGINT');
-          }
-        },
+        onStderr: interrupt.onStderr,
       },
     );
-    assert.ok(sent, run.stderr);
+    assert.ok(interrupt.sent(), run.stderr);
     assert.equal(run.code, 130, run.stderr);
     const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
     assert.doesNotMatch(result, /__freeze__/);
