@@ -122,17 +122,12 @@ impl VisitorMut for Applier<'_> {
                     }
                     body.push(make::pass());
                 }
-                Some(Rewrite::AssignInline) => {
+                Some(Rewrite::AssignInline | Rewrite::ClassToBase) => {
+                    // `name = value` or `class name(base): pass`: reads of `name` get
+                    // the value or the base.
                     self.skip(id);
-                    if let Some((name, value)) = inlinable_assign(&stmt) {
+                    if let Some((name, value)) = inlinable_assign(&stmt).or(forwardable(&stmt)) {
                         self.forwards.push((name.to_string(), value.clone()));
-                    }
-                    body.push(make::pass());
-                }
-                Some(Rewrite::ClassToBase) => {
-                    self.skip(id);
-                    if let Some((name, base)) = forwardable(&stmt) {
-                        self.forwards.push((name.to_string(), base.clone()));
                     }
                     body.push(make::pass());
                 }

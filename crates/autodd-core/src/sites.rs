@@ -36,7 +36,7 @@ pub struct SiteMap {
 }
 
 /// Statement rewrites, in priority order when several are chosen on one statement.
-const STMT_REWRITES: [Rewrite; 16] = [
+const STMT_REWRITES: [Rewrite; 13] = [
     Rewrite::IfRemover1,
     Rewrite::IfRemover2,
     Rewrite::IfRemover3,
@@ -50,9 +50,6 @@ const STMT_REWRITES: [Rewrite; 16] = [
     Rewrite::AssignToExpr,
     Rewrite::AugAssignToAssign,
     Rewrite::AnnAssignToAssign,
-    Rewrite::DefToBody,
-    Rewrite::ClassToBase,
-    Rewrite::AssignInline,
 ];
 
 const EXPR_REWRITES: [Rewrite; 6] = [
