@@ -162,6 +162,11 @@ export interface ReducePythonOptions {
    * Default true.
    */
   adaptiveTimeout?: boolean;
+  /**
+   * Propose the next candidate while the current ones run, so the engine's time
+   * overlaps them. It changes nothing in the search. Default true.
+   */
+  lookahead?: boolean;
   /** Called after each candidate's run (not for runs cancelled as stale). */
   onRun?(run: RunRecord): void;
   /** Engine options, for comparisons with the tool autodd replaces. */
@@ -226,13 +231,16 @@ export interface ReducePythonResult {
   /** Whether freeze markers were removed from the result. */
   freezeStripped: boolean;
   /**
-   * Milliseconds: `engineMs` is the part of `reduceMs` spent in the engine; `runMs`
-   * adds up the candidates' run times (more than `reduceMs` with several jobs).
+   * Milliseconds: `engineMs` is the part of `reduceMs` spent in the engine, and
+   * `engineOutsideRunsMs` the part of that while no candidate was running (what the
+   * engine adds to the wall time); `runMs` adds up the candidates' run times (more
+   * than `reduceMs` with several jobs).
    */
   timings: {
     checkMs: number;
     reduceMs: number;
     engineMs: number;
+    engineOutsideRunsMs: number;
     runMs: number;
     finishMs: number;
     totalMs: number;

@@ -32,6 +32,8 @@ Options:
   --no-adaptive-timeout
                        run every candidate with the full --timeout (by default a
                        candidate may take 10x the original's run time plus 0.1 s)
+  --no-lookahead       propose a candidate only when a run slot is free (by default
+                       the next one is proposed while the current ones run)
   --reference-rewrites only the rewrites of python -m tilelang.autodd (comparisons)
   --no-memory          restart the search's probabilities after every accepted
                        candidate, as plain PDD does (comparisons)
@@ -63,6 +65,7 @@ const OPTIONS = /** @type {const} */ ({
   report: { type: 'string' },
   trace: { type: 'string' },
   'no-adaptive-timeout': { type: 'boolean' },
+  'no-lookahead': { type: 'boolean' },
   'reference-rewrites': { type: 'boolean' },
   'no-memory': { type: 'boolean' },
   'canonicalize-every-round': { type: 'boolean' },
@@ -87,6 +90,7 @@ const OPTIONS = /** @type {const} */ ({
  * @property {string} [report]
  * @property {string} [trace]
  * @property {boolean} adaptiveTimeout
+ * @property {boolean} lookahead
  * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean, uniformPriors: boolean }} engine
  * @property {boolean} quiet
  */
@@ -135,6 +139,7 @@ export function parseCli(argv) {
     report: values.report,
     trace: values.trace,
     adaptiveTimeout: !values['no-adaptive-timeout'],
+    lookahead: !values['no-lookahead'],
     engine: {
       referenceOnly: Boolean(values['reference-rewrites']),
       forget: Boolean(values['no-memory']),
@@ -230,6 +235,7 @@ export async function main(argv) {
       preload: args.preload,
       keepFreeze: args.keepFreeze,
       adaptiveTimeout: args.adaptiveTimeout,
+      lookahead: args.lookahead,
       engine: args.engine,
       signal: controller.signal,
       onPhase: (phase) => reporter.setPhase(phase),

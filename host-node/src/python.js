@@ -133,13 +133,22 @@ export class Workspace {
     }
     const base = env ?? process.env;
     const pythonPath = [shims, sourcePath && path.dirname(path.resolve(sourcePath)), base.PYTHONPATH];
-    /** @type {NodeJS.ProcessEnv} */
-    this.env = {
+    /** The environment of a run as a user would start it. */
+    this.plainEnv = {
       ...base,
       PYTHONPATH: joinPath(pythonPath),
       // glibc writes fatal messages (e.g. `free(): invalid pointer`) to the tty otherwise.
       LIBC_FATAL_STDERR_: '1',
     };
+    /**
+     * The environment of the reduction's runs: one string-hash seed for all of them
+     * (the user's `PYTHONHASHSEED`, else 0), so a candidate's verdict does not depend
+     * on which worker ran it, `-j N` follows the search of `-j 1`, and the same input
+     * gives the same reduction.
+     * @type {NodeJS.ProcessEnv}
+     */
+    this.env = { ...this.plainEnv, PYTHONHASHSEED: base.PYTHONHASHSEED ?? '0' };
+    this.hashSeed = this.env.PYTHONHASHSEED;
     /** @type {(number | undefined)[]} open files of the jobs, see `write` */
     this.fds = new Array(jobs).fill(undefined);
     this.closed = false;

@@ -54,6 +54,8 @@ const ADAPTIVE_MARGIN_MS = 100;
  * @property {AbortSignal} [signal] stops the reduction; OUTPUT keeps the best so far
  * @property {boolean} [adaptiveTimeout] cap each candidate at 10 × the original's run
  *   time plus 0.1 s, never above `timeout` (default true)
+ * @property {boolean} [lookahead] propose the next candidate while the current ones run,
+ *   so the engine's time overlaps them (default true; false for comparisons)
  * @property {(run: RunRecord) => void} [onRun] after each candidate's run (not for
  *   runs cancelled because another candidate was accepted)
  * @property {import('./reduce.js').ReducerOptions} [engine] engine options
@@ -72,9 +74,11 @@ const ADAPTIVE_MARGIN_MS = 100;
  * @property {boolean | null} reproduced whether the result reproduced when run once more
  *   in a fresh process (null when interrupted)
  * @property {boolean} freezeStripped whether the freeze markers were removed
- * @property {{ checkMs: number, reduceMs: number, engineMs: number, runMs: number, finishMs: number, totalMs: number }} timings
- *   (`engineMs`: the part of `reduceMs` spent inside the engine's calls; `runMs`: the
- *   candidates' run times added up, which exceeds `reduceMs` with several jobs)
+ * @property {{ checkMs: number, reduceMs: number, engineMs: number, engineOutsideRunsMs: number, runMs: number, finishMs: number, totalMs: number }} timings
+ *   (`engineMs`: the part of `reduceMs` spent inside the engine's calls;
+ *   `engineOutsideRunsMs`: the part of that while no candidate was running, which is
+ *   what the engine adds to the wall time; `runMs`: the candidates' run times added
+ *   up, which exceeds `reduceMs` with several jobs)
  * @property {{ exited: number, signaled: number, timeout: number, crashed: number }} outcomes
  *   how the candidates' runs ended (`timeout`: killed at the candidate time limit)
  * @property {string[]} warnings
@@ -115,7 +119,15 @@ export async function reducePython(options) {
     options.onWarning?.(message);
   };
 
-  const timings = { checkMs: 0, reduceMs: 0, engineMs: 0, runMs: 0, finishMs: 0, totalMs: 0 };
+  const timings = {
+    checkMs: 0,
+    reduceMs: 0,
+    engineMs: 0,
+    engineOutsideRunsMs: 0,
+    runMs: 0,
+    finishMs: 0,
+    totalMs: 0,
+  };
   /** How the candidates' runs ended (cancelled ones are not counted). */
   const outcomes = { exited: 0, signaled: 0, timeout: 0, crashed: 0 };
   const engine = loadEngine();
@@ -171,7 +183,14 @@ export async function reducePython(options) {
        * @param {AbortSignal} [runSignal]
        */
       const freshRun = async (text, ms, runSignal) => {
-        const fresh = new SubprocBackend({ workspace, needle: errMsg, timeoutMs: ms, jobs: 1 });
+        // No fixed hash seed here: this is `python3 OUTPUT` as the user runs it.
+        const fresh = new SubprocBackend({
+          workspace,
+          needle: errMsg,
+          timeoutMs: ms,
+          jobs: 1,
+          env: workspace.plainEnv,
+        });
         try {
           return await fresh.run(text, { signal: runSignal });
         } finally {
@@ -180,10 +199,12 @@ export async function reducePython(options) {
       };
       try {
         onPhase?.('check');
+        // The other jobs' workers start while the check runs.
+        if (jobs > 1 && 'prestart' in backend) backend.prestart();
         const original = reducer.best();
         const check = await backend.run(original, { signal });
         if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
-        if (!check.found) throw notReproduced(errMsg, check, timeout);
+        if (!check.found) throw notReproduced(errMsg, check, timeout, workspace.hashSeed);
         // A candidate that hangs (a loop lost its exit) would cost the whole timeout:
         // cap candidates at a multiple of the original's run time. The first run
         // included starting the worker, so the original runs once more, warm, and
@@ -198,18 +219,48 @@ export async function reducePython(options) {
         const t1 = performance.now();
         timings.checkMs = t1 - t0;
         if (output) await writeAtomic(output, original);
+        // OUTPUT is rewritten in the background: a write (about 0.75 ms, synced) must
+        // not hold up the next candidates. Writes never overlap; a best accepted while
+        // one is going on is written after it (only the newest of those).
         let written = original;
-        /** @param {string} best */
-        const keep = async (best) => {
-          if (output && Buffer.byteLength(best) < Buffer.byteLength(written)) {
-            written = best;
-            await writeAtomic(output, best);
+        /** @type {string | undefined} */
+        let queued;
+        /** @type {Promise<void> | undefined} */
+        let writing;
+        /** @type {{ error: unknown } | undefined} */
+        let writeFailed;
+        const flush = async () => {
+          for (let best = queued; best !== undefined; best = queued) {
+            queued = undefined;
+            // Only a smaller program replaces OUTPUT: a canonicalizing step may grow it.
+            if (output && Buffer.byteLength(best) < Buffer.byteLength(written)) {
+              await writeAtomic(output, best);
+              written = best;
+            }
           }
+        };
+        /** @param {string} best */
+        const keep = (best) => {
+          if (writeFailed) throw writeFailed.error;
+          queued = best;
+          writing ??= flush()
+            .catch((error) => {
+              writeFailed = { error };
+            })
+            .finally(() => {
+              writing = undefined;
+            });
+        };
+        /** Waits for the writes under way; rethrows a failed one. */
+        const settleWrites = async () => {
+          while (writing) await writing;
+          if (writeFailed) throw writeFailed.error;
         };
 
         onPhase?.('reduce');
         const result = await drive(reducer, {
           jobs,
+          lookahead: options.lookahead !== false,
           signal,
           onProgress,
           evaluate: async (candidate, candidateSignal) => {
@@ -230,12 +281,13 @@ export async function reducePython(options) {
             }
             return run.found;
           },
-          // Only a smaller program replaces OUTPUT: a canonicalizing step may grow it.
           onAccept: output ? (best) => keep(best) : undefined,
-        });
+        }).finally(() => settleWrites().catch(() => {}));
+        await settleWrites();
         const t2 = performance.now();
         timings.reduceMs = t2 - t1;
         timings.engineMs = result.engineMs;
+        timings.engineOutsideRunsMs = result.engineOutsideRunsMs;
         if (result.interrupted || signal?.aborted) {
           // OUTPUT holds the smallest program accepted so far; the engine's current
           // one may be larger (mid-way through a canonicalizing phase).
@@ -308,8 +360,9 @@ function engineCall(call) {
  * @param {string} errMsg
  * @param {RunResult} run
  * @param {number} timeout
+ * @param {string | undefined} hashSeed
  */
-function notReproduced(errMsg, run, timeout) {
+function notReproduced(errMsg, run, timeout, hashSeed) {
   const how = {
     exited: `it exited with status ${run.exitCode}`,
     signaled: `it was killed by ${run.signal}`,
@@ -330,7 +383,9 @@ function notReproduced(errMsg, run, timeout) {
     'not-reproduced',
     `the original program does not reproduce: ${JSON.stringify(errMsg)} is not in its output (${how})`,
     {
-      details: `stdout (last lines):\n${tail(run.stdoutTail)}\nstderr (last lines):\n${tail(run.stderrTail)}`,
+      details:
+        `stdout (last lines):\n${tail(run.stdoutTail)}\nstderr (last lines):\n${tail(run.stderrTail)}\n` +
+        `(runs use PYTHONHASHSEED=${hashSeed}; a failure that depends on the hash seed may need another: set PYTHONHASHSEED)`,
     },
   );
 }

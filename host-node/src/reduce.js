@@ -36,6 +36,8 @@ import { loadEngine } from './engine.js';
  * @property {(candidate: Candidate, signal: AbortSignal) => Promise<boolean>} evaluate
  *   whether a candidate is interesting; `signal` aborts when its verdict is no longer needed
  * @property {number} jobs how many candidates run at once
+ * @property {boolean} [lookahead] propose the next candidate while the current ones run
+ *   (default true; false proposes only when a slot is free, for comparisons)
  * @property {(progress: Progress) => void} [onProgress] after each verdict
  * @property {(best: string, step: AcceptedStep) => Promise<void> | void} [onAccept]
  *   after each accepted candidate, before the next verdict is reported
@@ -50,7 +52,10 @@ import { loadEngine } from './engine.js';
  * @property {AcceptedStep[]} steps
  * @property {boolean} interrupted `signal` stopped the reduction before it was done
  * @property {number} engineMs time spent inside the engine's calls (nextCandidate, report,
- *   stats, best): the reduction's cost outside the candidate runs
+ *   stats, best)
+ * @property {number} engineOutsideRunsMs the part of `engineMs` spent while no candidate
+ *   was being evaluated: what the engine adds to the wall time (the next candidate is
+ *   proposed while the current ones run)
  */
 
 /**
@@ -75,7 +80,7 @@ export function createReducer(source, options) {
  * @param {DriveOptions} options
  * @returns {Promise<DriveResult>}
  */
-export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, signal }) {
+export async function drive(reducer, { evaluate, jobs, lookahead = true, onProgress, onAccept, signal }) {
   const started = performance.now();
   /**
    * @typedef {{ candidate: Candidate, verdict?: boolean, error?: unknown }} Settled
@@ -86,6 +91,9 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
   const steps = [];
   let tried = 0;
   let engineMs = 0;
+  let engineOutsideRunsMs = 0;
+  /** Evaluations started and not yet settled. */
+  let running = 0;
   /**
    * Times one call into the engine.
    * @template T
@@ -97,9 +105,19 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
     try {
       return call();
     } finally {
-      engineMs += performance.now() - start;
+      const ms = performance.now() - start;
+      engineMs += ms;
+      if (running === 0) engineOutsideRunsMs += ms;
     }
   };
+  /**
+   * One candidate proposed ahead, while the runs in flight go on, so the engine's
+   * time overlaps them; it is dispatched when a slot frees up. The engine never
+   * proposes across a phase boundary ahead of verdicts, so this changes nothing in
+   * the search (an accept makes it stale like the candidates in flight).
+   * @type {Candidate | undefined}
+   */
+  let ahead;
   const aborted = new Promise((resolve) => {
     if (signal?.aborted) resolve(undefined);
     signal?.addEventListener('abort', () => resolve(undefined), { once: true });
@@ -122,20 +140,30 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
   try {
     while (!signal?.aborted) {
       while (inflight.size < jobs) {
-        const candidate = timed(() => reducer.nextCandidate());
+        const candidate = ahead ?? timed(() => reducer.nextCandidate());
+        ahead = undefined;
         if (!candidate) break;
         const controller = new AbortController();
+        running += 1;
         const settled = Promise.resolve()
           .then(() => evaluate(candidate, controller.signal))
           .then(
             (verdict) => ({ candidate, verdict: verdict === true }),
             (error) => ({ candidate, error }),
-          );
+          )
+          .finally(() => {
+            running -= 1;
+          });
         inflight.set(candidate.id, { controller, settled, stale: false });
         order.push({ candidate });
       }
       // Nothing in flight and nothing to propose: the engine is done.
       if (inflight.size === 0) break;
+      if (lookahead && !ahead) {
+        // Let the evaluations just started hand their candidates over first.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (running > 0 && !signal?.aborted) ahead = timed(() => reducer.nextCandidate());
+      }
 
       const settled = await Promise.race([aborted, ...[...inflight.values()].map((entry) => entry.settled)]);
       if (!settled) break;
@@ -172,6 +200,7 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
             other.controller.abort();
           }
           order = [];
+          ahead = undefined;
           const step = {
             id: candidate.id,
             phase: candidate.phase,
@@ -201,6 +230,7 @@ export async function drive(reducer, { evaluate, jobs, onProgress, onAccept, sig
     steps,
     interrupted: Boolean(signal?.aborted) && !reducer.isDone(),
     engineMs,
+    engineOutsideRunsMs,
   };
 }
 

@@ -2,9 +2,10 @@
 // Needs the wasm engine: run scripts/build-wasm.sh nodejs first.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { AutoddError, reduce, reducePython } from '../src/index.js';
-import { HAVE_ENGINE } from './helpers.js';
+import { BACKENDS, HAVE_ENGINE } from './helpers.js';
 
 const skip = HAVE_ENGINE ? false : 'the wasm engine is not built (scripts/build-wasm.sh nodejs)';
 
@@ -134,7 +135,58 @@ describe('reducePython()', { skip }, () => {
     assert.match(result.source, /needle/);
     assert.ok(result.source.length < PROGRAM.length / 3, result.source);
     assert.equal(result.checked, true);
+    // The next candidate is proposed while the current one runs.
+    const { engineMs, engineOutsideRunsMs } = result.timings;
+    assert.ok(
+      engineOutsideRunsMs >= 0 && engineOutsideRunsMs < engineMs,
+      `${engineOutsideRunsMs} of ${engineMs}`,
+    );
   });
+
+  // A set of strings iterates in an order that depends on the hash seed.
+  const SEEDED = `words = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta"}
+order = ",".join(words)
+print("order", order)
+if order == ORDER:
+    print("same order as seed 0")
+`;
+  /** @param {string} seed */
+  const orderUnder = (seed) =>
+    spawnSync('python3', ['-c', 'print(",".join({"alpha", "beta", "gamma", "delta", "epsilon", "zeta"}))'], {
+      env: { ...process.env, PYTHONHASHSEED: seed },
+      encoding: 'utf8',
+    }).stdout.trim();
+
+  for (const backend of BACKENDS) {
+    test(`${backend}: every run of a reduction has one hash seed, 0 unless PYTHONHASHSEED says`, async () => {
+      const order = orderUnder('0');
+      const source = SEEDED.replace('ORDER', JSON.stringify(order));
+      const result = await reducePython({
+        source,
+        errMsg: 'same order as seed 0',
+        backend,
+        jobs: 2,
+        timeout: 5,
+      });
+      assert.equal(result.checked, true);
+      assert.match(result.source, /same order as seed 0/);
+      const other = ['1', '2', '3', '4', '5'].find((seed) => orderUnder(seed) !== order);
+      assert.ok(other, 'some seed orders the set differently');
+      await assert.rejects(
+        reducePython({
+          source,
+          errMsg: 'same order as seed 0',
+          backend,
+          timeout: 5,
+          env: { ...process.env, PYTHONHASHSEED: other },
+        }),
+        (err) =>
+          err instanceof AutoddError &&
+          err.code === 'not-reproduced' &&
+          String(err.details).includes(`PYTHONHASHSEED=${other}`),
+      );
+    });
+  }
 
   test('refuses an empty errMsg', async () => {
     await assert.rejects(

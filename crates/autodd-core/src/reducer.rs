@@ -115,8 +115,11 @@ struct Pending {
     cursor: Cursor,
     /// The search `map` was found for when this was proposed (see `Reducer::generation`).
     generation: u64,
-    /// The probabilities its sites had before its assumed failure lowered them.
+    /// The probabilities its sites had before its assumed failure lowered them, in
+    /// the order the proposal changed them.
     before: Vec<(usize, f64)>,
+    /// Its entry in the verdict cache, withdrawn should it go stale unjudged.
+    hash: u128,
 }
 
 /// The reduction engine behind the step API.
@@ -308,20 +311,32 @@ impl Reducer {
     /// `None` with candidates still out is not the end: accepting one of them
     /// resumes the search. The reduction is over once [`Reducer::is_done`] says so.
     pub fn next_candidate(&mut self) -> Option<Candidate> {
+        // Every selection this proposal makes assumes failure, the ones that are
+        // skipped on the way (invalid, a repeat) too: all of it is undone should the
+        // proposal go stale.
+        let mut before: Vec<(usize, f64)> = Vec::new();
         loop {
             if self.exhausted {
                 return None;
             }
             let Some(chosen) = self.pdd.select() else {
+                // The next phase starts from what this one learned, which is final
+                // only once every verdict is in: a phase is never entered on
+                // speculation, so `-j N` (and a host that proposes ahead) follows the
+                // search of one candidate at a time.
+                if !self.pending.is_empty() {
+                    // Selections skipped on the way are made again next time.
+                    for (i, p) in before.into_iter().rev() {
+                        self.pdd.set_probability(i, p);
+                    }
+                    return None;
+                }
                 self.advance();
                 continue;
             };
             // Assume failure now; a success restarts the search anyway. Should this
             // candidate be made stale by another's success, the assumption is undone.
-            let before: Vec<(usize, f64)> = chosen
-                .iter()
-                .map(|&i| (i, self.pdd.probability(i)))
-                .collect();
+            before.extend(chosen.iter().map(|&i| (i, self.pdd.probability(i))));
             self.pdd.fail(&chosen);
             let sites: Vec<_> = chosen.iter().map(|&i| self.map.sites[i]).collect();
             let mut body = self.best_ast.clone();
@@ -338,7 +353,8 @@ impl Reducer {
                 self.stats.skipped += 1;
                 continue;
             }
-            if !self.seen.insert(text_hash(&source)) {
+            let hash = text_hash(&source);
+            if !self.seen.insert(hash) {
                 self.stats.cache_hits += 1;
                 continue;
             }
@@ -358,6 +374,7 @@ impl Reducer {
                 cursor: self.cursor,
                 generation: self.generation,
                 before,
+                hash,
             });
             return Some(Candidate {
                 id,
@@ -395,9 +412,12 @@ impl Reducer {
         // (that they fail) must not outlive them, or the search would carry on as if
         // their sites had been tried (with `-j 2` a stale single site would never be
         // tried again in this phase).
+        // Nor may their texts stay in the verdict cache: they were never judged.
         for stale in self.pending.drain(..).rev() {
+            self.seen.remove(&stale.hash);
             if stale.generation == self.generation {
-                for (i, p) in stale.before {
+                // Latest first, so a site failed twice ends at its first value.
+                for (i, p) in stale.before.into_iter().rev() {
                     self.pdd.set_probability(i, p);
                 }
             }

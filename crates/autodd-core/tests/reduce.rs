@@ -362,3 +362,60 @@ fn two_candidates_at_once_reach_an_equally_small_result_in_about_as_many_verdict
         "{two} verdicts two at a time, {one} one at a time"
     );
 }
+
+/// Drives a reduction with up to `window` candidates out at once, reporting them in
+/// the order they were proposed (as the Node host does) and dropping the rest after
+/// an accept (they are stale). Returns the reported sources with their verdicts.
+fn in_order(source: &str, window: usize, oracle: impl Fn(&str) -> bool) -> Vec<(String, bool)> {
+    let mut reducer = Reducer::new(source, Options::default()).expect("parses");
+    let mut out: std::collections::VecDeque<autodd_core::Candidate> = Default::default();
+    let mut reported = Vec::new();
+    loop {
+        while out.len() < window {
+            match reducer.next_candidate() {
+                Some(c) => out.push_back(c),
+                None => break,
+            }
+        }
+        let Some(head) = out.pop_front() else { break };
+        let verdict = oracle(&head.source);
+        reported.push((head.source, verdict));
+        if reducer.report(head.id, verdict) {
+            out.clear();
+        }
+    }
+    assert!(reducer.is_done());
+    reported
+}
+
+#[test]
+fn proposing_ahead_follows_the_search_of_one_candidate_at_a_time() {
+    let example = format!(
+        "{}/../../examples/autodd/tile_kernel_bug.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let example = std::fs::read_to_string(&example).expect("the bundled example");
+    for (source, key) in [
+        (fixture("kernel.py"), RAISE),
+        (example, "K shape check failed"),
+    ] {
+        // Verdicts that depend only on the text, so both searches can be compared
+        // candidate by candidate: the failure stays, plus a pseudo-random two thirds.
+        let oracle = |c: &str| {
+            let h = c.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+            c.contains(key) && h % 3 != 0
+        };
+        let one = in_order(&source, 1, oracle);
+        assert!(
+            one.iter().filter(|(_, v)| *v).count() > 5,
+            "{key}: too few accepts"
+        );
+        for window in [2, 3] {
+            let ahead = in_order(&source, window, oracle);
+            assert_eq!(ahead.len(), one.len(), "{key}: {window} at once");
+            assert!(ahead == one, "{key}: {window} at once took another search");
+        }
+    }
+}

@@ -197,6 +197,8 @@ export class RunnerBackend {
     this.slots = new Slots(jobs);
     /** @type {(Worker | undefined)[]} */
     this.workers = new Array(jobs).fill(undefined);
+    /** @type {(Promise<Worker | undefined> | undefined)[]} a slot's worker being started */
+    this.starting = new Array(jobs).fill(undefined);
     this.warnedImports = false;
     this.closed = false;
   }
@@ -232,13 +234,34 @@ export class RunnerBackend {
   }
 
   /**
+   * Starts the workers of every slot now, so those the check does not use are warm
+   * by the time the reduction needs them (they would otherwise start, one by one,
+   * while the other slots wait on the reduction's first verdicts).
+   */
+  prestart() {
+    for (let slot = 0; slot < this.workers.length; slot++) void this.worker(slot);
+  }
+
+  /**
    * The live worker of a slot, started (or replaced) as needed.
    * @param {number} slot
    * @returns {Promise<Worker | undefined>}
    */
-  async worker(slot) {
+  worker(slot) {
     const existing = this.workers[slot];
-    if (existing && !existing.dead) return existing;
+    if (existing && !existing.dead && !this.starting[slot]) return Promise.resolve(existing);
+    this.starting[slot] ??= this.start(slot).finally(() => {
+      this.starting[slot] = undefined;
+    });
+    return this.starting[slot];
+  }
+
+  /**
+   * Starts a slot's worker; without preloading if an import kills or hangs it.
+   * @param {number} slot
+   * @returns {Promise<Worker | undefined>}
+   */
+  async start(slot) {
     for (;;) {
       const worker = new Worker({
         workspace: this.workspace,

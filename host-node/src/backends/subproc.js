@@ -18,10 +18,13 @@ export class SubprocBackend {
    * @param {string} options.needle the message that makes a run interesting
    * @param {number} options.timeoutMs
    * @param {number} options.jobs
+   * @param {NodeJS.ProcessEnv} [options.env] the runs' environment (default: the
+   *   workspace's, with the reduction's hash seed)
    */
-  constructor({ workspace, needle, timeoutMs, jobs }) {
+  constructor({ workspace, needle, timeoutMs, jobs, env }) {
     this.name = 'subproc';
     this.workspace = workspace;
+    this.env = env ?? workspace.env;
     this.needle = Buffer.from(needle, 'utf8');
     this.timeoutMs = timeoutMs;
     this.slots = new Slots(jobs);
@@ -69,7 +72,7 @@ export class SubprocBackend {
       }
       const child = spawn(this.workspace.python, [file], {
         cwd: this.workspace.cwd,
-        env: this.workspace.env,
+        env: this.env,
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
