@@ -22,6 +22,7 @@ what matching needs (see Capture). A candidate is killed with its whole process
 group on timeout, on cancel, and when the host goes away (EOF on stdin).
 """
 
+import atexit
 import gc
 import importlib
 import json
@@ -33,6 +34,38 @@ import time
 import types
 
 TAIL_BYTES = 4096
+# Compiled once before the first fork: a little of everything a program holds.
+WARM_UP = '''
+import os
+from typing import Any
+@decorator
+class C(Base, metaclass=M):
+    x: int = 1
+    def f(self, a, *args, b=2, **kw) -> Any:
+        global g
+        with open(a) as h, ctx() as (p, q):
+            for i in range(10):
+                if i % 2 and not a or b is None:
+                    continue
+                elif i:
+                    break
+            while True:
+                try:
+                    yield from [x ** 2 for x in {k: v for k, v in kw.items()} if x]
+                except (ValueError, KeyError) as e:
+                    raise RuntimeError(f"{e!r:>10} {a[1:2]}") from e
+                finally:
+                    del a
+        return lambda y, /, z=3: (y, *args, {**kw}, -z, ~z)
+async def h():
+    async with c:
+        await x
+    match v:
+        case [1, *rest] | [*rest, 2] if rest:
+            pass
+        case Point(x=0):
+            pass
+'''
 # How long to keep reading a candidate's pipes after it exited: a process it
 # started elsewhere may still hold them open.
 DRAIN_SECONDS = 0.5
@@ -180,8 +213,6 @@ def finalize(status):
     except BaseException:
         pass
     try:
-        import atexit
-
         atexit._run_exitfuncs()
     except BaseException:
         pass
@@ -364,6 +395,13 @@ def main():
     needle = init["needle"].encode()
     sys.path[0] = init["scriptDir"]
     loaded, failed = preload(init.get("preload", []))
+    # The first compile() of a process sets up the compiler's state (the AST types
+    # among it), over a millisecond that every child would otherwise spend again on
+    # its candidate. Modules load from bytecode, so nothing compiled yet: do it here.
+    try:
+        compile(WARM_UP, "<autodd warm-up>", "exec", dont_inherit=True)
+    except SyntaxError:  # a Python without `match`
+        compile("pass", "<autodd warm-up>", "exec", dont_inherit=True)
     # Keep the warm heap out of the collector's way so forked children share it.
     gc.freeze()
     control.send({"event": "ready", "preloaded": loaded, "failed": failed})

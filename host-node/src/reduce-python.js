@@ -200,7 +200,7 @@ export async function reducePython(options) {
       try {
         onPhase?.('check');
         // The other jobs' workers start while the check runs.
-        if (jobs > 1 && 'prestart' in backend) backend.prestart();
+        const warming = jobs > 1 && 'prestart' in backend ? backend.prestart() : undefined;
         const original = reducer.best();
         const check = await backend.run(original, { signal });
         if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
@@ -210,6 +210,8 @@ export async function reducePython(options) {
         // included starting the worker, so the original runs once more, warm, and
         // the faster of the two runs sets the cap.
         if (options.adaptiveTimeout !== false) {
+          // Timed alone: a worker still starting would slow it and raise the cap.
+          await warming;
           const again = await backend.run(original, { signal });
           if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
           const originalMs = again.found ? Math.min(check.ms, again.ms) : check.ms;

@@ -139,7 +139,11 @@ export async function drive(reducer, { evaluate, jobs, lookahead = true, onProgr
 
   try {
     while (!signal?.aborted) {
-      while (inflight.size < jobs) {
+      // A success waiting on an earlier verdict will most likely be accepted, which
+      // would make anything started now stale: wait instead (a run that hangs
+      // holds it up to the time limit).
+      const successWaits = order.some((o) => o.verdict === true);
+      while (inflight.size < jobs && !successWaits) {
         const candidate = ahead ?? timed(() => reducer.nextCandidate());
         ahead = undefined;
         if (!candidate) break;
@@ -159,7 +163,7 @@ export async function drive(reducer, { evaluate, jobs, lookahead = true, onProgr
       }
       // Nothing in flight and nothing to propose: the engine is done.
       if (inflight.size === 0) break;
-      if (lookahead && !ahead) {
+      if (lookahead && !ahead && !successWaits) {
         // Let the evaluations just started hand their candidates over first.
         await new Promise((resolve) => setImmediate(resolve));
         if (running > 0 && !signal?.aborted) ahead = timed(() => reducer.nextCandidate());

@@ -237,9 +237,10 @@ export class RunnerBackend {
    * Starts the workers of every slot now, so those the check does not use are warm
    * by the time the reduction needs them (they would otherwise start, one by one,
    * while the other slots wait on the reduction's first verdicts).
+   * @returns {Promise<void>} once every worker is up (or failed to start)
    */
-  prestart() {
-    for (let slot = 0; slot < this.workers.length; slot++) void this.worker(slot);
+  async prestart() {
+    await Promise.all(this.workers.map((_, slot) => this.worker(slot)));
   }
 
   /**
