@@ -116,6 +116,7 @@ def run_tool(tool: Tool, source: Path, msg: str, workdir: Path, budget: float, t
             result["runs"] = data.get("tried")
             timings = data.get("timings", {})
             result["engine_ms"] = timings.get("engineMs")
+            result["engine_outside_runs_ms"] = timings.get("engineOutsideRunsMs")
             result["total_ms"] = timings.get("totalMs")
             result["stale"] = data.get("stats", {}).get("stale")
             result["cache_hits"] = data.get("stats", {}).get("cacheHits")
