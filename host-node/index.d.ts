@@ -167,6 +167,12 @@ export interface ReducePythonOptions {
    * overlaps them. It changes nothing in the search. Default true.
    */
   lookahead?: boolean;
+  /**
+   * Runner: kill a candidate as soon as it is stuck (every thread waits for an event
+   * with no timeout, no child process could wake it, no CPU used), once it has run
+   * twice as long as the original plus 20 ms, instead of at its time limit. Default true.
+   */
+  stuckDetection?: boolean;
   /** Called after each candidate's run (not for runs cancelled as stale). */
   onRun?(run: RunRecord): void;
   /** Engine options, for comparisons with the tool autodd replaces. */
@@ -185,7 +191,8 @@ export interface RunRecord {
   bytes: number;
   /** Whether it was interesting (and so accepted, unless it had become stale). */
   found: boolean;
-  outcome: 'exited' | 'signaled' | 'timeout' | 'crashed';
+  /** `stuck`: killed (runner only) because every thread waited with no timeout. */
+  outcome: 'exited' | 'signaled' | 'timeout' | 'stuck' | 'crashed';
   /** Wall time of the run. */
   ms: number;
 }
@@ -246,7 +253,7 @@ export interface ReducePythonResult {
     totalMs: number;
   };
   /** How the candidates' runs ended; `timeout`: killed at the candidate time limit. */
-  outcomes: { exited: number; signaled: number; timeout: number; crashed: number };
+  outcomes: { exited: number; signaled: number; timeout: number; stuck: number; crashed: number };
   warnings: string[];
   /** The per-candidate time limit used, in milliseconds (see `adaptiveTimeout`). */
   candidateTimeoutMs: number;

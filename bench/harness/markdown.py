@@ -63,6 +63,15 @@ def _time_to_size_speedup(one, two):
     return t1 / t2 if t2 > 0 else None
 
 
+def _repeat_note(repeat: int) -> str:
+    if repeat <= 1:
+        return ""
+    return (f" `autodd-runner` and `autodd-runner-j2` ran {repeat} times each, alternating, and the"
+            " faster run of each counts (a run stopped at the budget is not repeated): the"
+            " machine's timing noise is about 10%. Every autodd run uses one hash seed"
+            " (`PYTHONHASHSEED=0`), so the repeats make the same search.")
+
+
 def render(doc: dict) -> str:
     cases = doc["cases"]
     tools = doc["options"]["tools"]
@@ -86,7 +95,8 @@ def render(doc: dict) -> str:
         "Tools: `autodd-runner` (`--backend runner -j 1`), `autodd-subproc` (`--backend subproc -j 1`),"
         " `autodd-runner-j2` (`--backend runner -j 2`), `ref-runner` and `ref-subproc`"
         " (tilelang 0.1.15 `tilelang/autodd.py` with `--backend runner|subproc -j 1`, run by"
-        " `bench/harness/ref_counting.py`, which counts its calls that run a candidate).",
+        " `bench/harness/ref_counting.py`, which counts its calls that run a candidate)."
+        + _repeat_note(doc["options"].get("repeat", 1)),
         "",
         "## Summary",
         "",

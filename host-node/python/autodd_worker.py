@@ -10,11 +10,12 @@ its stderr so nothing printed by an imported module can corrupt the protocol).
 
   host   {"op": "init", "needle": MSG, "preload": [module, ...], "scriptDir": DIR}
   worker {"event": "ready", "preloaded": [...], "failed": [[module, error], ...]}
-  host   {"op": "run", "id": N, "path": FILE, "timeout": SECONDS}
+  host   {"op": "run", "id": N, "path": FILE, "timeout": SECONDS,
+          "stuckAfter": SECONDS (optional: see Stuck)}
   worker {"event": "started", "id": N, "pid": PID}
   host   {"op": "cancel", "id": N}                      (optional, while running)
   worker {"event": "done", "id": N, "found": bool, "exitCode": int|null,
-          "signal": int|null, "killed": null|"timeout"|"cancelled",
+          "signal": int|null, "killed": null|"timeout"|"stuck"|"cancelled",
           "stdoutTail": str, "stderrTail": str, "error": str|null}
 
 The candidate's fds 1 and 2 are pipes read by the worker, which keeps only
@@ -27,6 +28,7 @@ import gc
 import importlib
 import json
 import os
+import platform
 import selectors
 import signal
 import sys
@@ -151,6 +153,97 @@ class Control:
         self.buffer += chunk
 
 
+# Waits that never end by themselves, by syscall number: where the timeout argument is
+# and how "no timeout" reads there ("neg": a negative int, "null": a NULL pointer,
+# "futex": a FUTEX_WAIT or FUTEX_WAIT_BITSET with a NULL timeout).
+ENDLESS_WAITS = {
+    "x86_64": {
+        7: ("neg", 2),  # poll
+        23: ("null", 4),  # select
+        202: ("futex", 3),
+        232: ("neg", 3),  # epoll_wait
+        270: ("null", 4),  # pselect6
+        271: ("null", 2),  # ppoll
+        281: ("neg", 3),  # epoll_pwait
+        441: ("null", 3),  # epoll_pwait2
+    },
+    "aarch64": {
+        22: ("neg", 3),  # epoll_pwait
+        72: ("null", 4),  # pselect6
+        73: ("null", 2),  # ppoll
+        98: ("futex", 3),
+        441: ("null", 3),  # epoll_pwait2
+    },
+}.get(platform.machine(), {})
+# Probes of a stuck-looking candidate, this far apart, before it counts as stuck.
+STUCK_PROBES = 2
+STUCK_PROBE_SECONDS = 0.01
+
+
+class Stuck:
+    """Whether a candidate can never go on: every thread of its process waits for an
+    event with no timeout (an asyncio loop with nothing scheduled, a lock or a queue
+    nobody will release), it has no child process that could wake it, and it used no
+    CPU between probes. Such a run is killed as "stuck" at once instead of at the time
+    limit. Blocking reads, sleeps and pause() are not counted: something may end them.
+    Linux only (reads /proc); elsewhere nothing is ever stuck.
+    """
+
+    def __init__(self, pid):
+        self.tasks = f"/proc/{pid}/task"
+        self.streak = 0
+        self.cpu = None
+
+    def probe(self):
+        """Takes one look; returns True once the candidate counts as stuck."""
+        cpu = self.idle_cpu()
+        if cpu is None or cpu != self.cpu:
+            self.streak = 0 if cpu is None else 1
+        else:
+            self.streak += 1
+        self.cpu = cpu
+        return self.streak >= STUCK_PROBES
+
+    def idle_cpu(self):
+        """The process's CPU ticks if every thread waits endlessly, else None."""
+        if not ENDLESS_WAITS:
+            return None
+        total = 0
+        try:
+            for tid in os.listdir(self.tasks):
+                base = f"{self.tasks}/{tid}"
+                with open(f"{base}/children") as f:
+                    if f.read().strip():
+                        return None
+                with open(f"{base}/syscall") as f:
+                    if not endless(f.read().split()):
+                        return None
+                with open(f"{base}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, ValueError, IndexError):
+            return None
+        return total
+
+
+def endless(fields):
+    """Whether a /proc/PID/task/TID/syscall line is a wait with no timeout."""
+    try:
+        wait = ENDLESS_WAITS.get(int(fields[0]))
+        if wait is None:
+            return False
+        kind, index = wait
+        value = int(fields[1 + index], 16)
+        if kind == "neg":
+            return bool(value & 0x80000000)
+        if kind == "null":
+            return value == 0
+        op = int(fields[2], 16) & 0x7F
+        return op in (0, 9) and value == 0  # FUTEX_WAIT, FUTEX_WAIT_BITSET
+    except (ValueError, IndexError):
+        return False
+
+
 def kill_group(pid):
     try:
         os.killpg(pid, signal.SIGKILL)
@@ -269,7 +362,9 @@ def run(control, request, needle):
     os.close(err_w)
     control.send({"event": "started", "id": job_id, "pid": pid})
     out, err = Capture(needle), Capture(needle)
-    killed, status = supervise(control, job_id, pid, {out_r: out, err_r: err}, deadline)
+    stuck_after = request.get("stuckAfter")
+    stuck_at = None if stuck_after is None else time.monotonic() + float(stuck_after)
+    killed, status = supervise(control, job_id, pid, {out_r: out, err_r: err}, deadline, stuck_at)
     result = done(job_id, needle, out=out, err=err, killed=killed)
     if os.WIFSIGNALED(status):
         result["signal"] = os.WTERMSIG(status)
@@ -278,8 +373,9 @@ def run(control, request, needle):
     return result
 
 
-def supervise(control, job_id, pid, readers, deadline):
-    """Reads the child's output until it exits (or is killed) and its pipes close."""
+def supervise(control, job_id, pid, readers, deadline, stuck_at=None):
+    """Reads the child's output until it exits (or is killed) and its pipes close.
+    From `stuck_at` on, probes it for being stuck (see Stuck)."""
     sel = selectors.DefaultSelector()
     for fd, capture in readers.items():
         sel.register(fd, selectors.EVENT_READ, capture)
@@ -294,6 +390,7 @@ def supervise(control, job_id, pid, readers, deadline):
     killed = None
     status = None
     drain_until = None
+    stuck = Stuck(pid) if stuck_at is not None else None
     if control.eof or is_cancel(control.pending(), job_id):
         kill_group(pid)
         killed = "cancelled"
@@ -304,6 +401,11 @@ def supervise(control, job_id, pid, readers, deadline):
                 if killed is None and now >= deadline:
                     kill_group(pid)
                     killed = "timeout"
+                elif killed is None and stuck is not None and now >= stuck_at:
+                    stuck_at = now + STUCK_PROBE_SECONDS
+                    if stuck.probe():
+                        kill_group(pid)
+                        killed = "stuck"
                 wpid, wstatus = os.waitpid(pid, os.WNOHANG)
                 if wpid == pid:
                     status = wstatus
@@ -318,6 +420,8 @@ def supervise(control, job_id, pid, readers, deadline):
                     waits.append(POLL_SECONDS)
                 if killed is None:
                     waits.append(deadline - now)
+                    if stuck is not None:
+                        waits.append(stuck_at - now)
             else:
                 waits.append(drain_until - now)
             wait = max(min(waits), 0) if waits else None

@@ -32,6 +32,8 @@ Options:
   --no-adaptive-timeout
                        run every candidate with the full --timeout (by default a
                        candidate may take 10x the original's run time plus 0.1 s)
+  --no-stuck-detection runner: let a stuck candidate (every thread waiting with no
+                       timeout) run to its time limit instead of killing it
   --no-lookahead       propose a candidate only when a run slot is free (by default
                        the next one is proposed while the current ones run)
   --reference-rewrites only the rewrites of python -m tilelang.autodd (comparisons)
@@ -66,6 +68,7 @@ const OPTIONS = /** @type {const} */ ({
   trace: { type: 'string' },
   'no-adaptive-timeout': { type: 'boolean' },
   'no-lookahead': { type: 'boolean' },
+  'no-stuck-detection': { type: 'boolean' },
   'reference-rewrites': { type: 'boolean' },
   'no-memory': { type: 'boolean' },
   'canonicalize-every-round': { type: 'boolean' },
@@ -91,6 +94,7 @@ const OPTIONS = /** @type {const} */ ({
  * @property {string} [trace]
  * @property {boolean} adaptiveTimeout
  * @property {boolean} lookahead
+ * @property {boolean} stuckDetection
  * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean, uniformPriors: boolean }} engine
  * @property {boolean} quiet
  */
@@ -140,6 +144,7 @@ export function parseCli(argv) {
     trace: values.trace,
     adaptiveTimeout: !values['no-adaptive-timeout'],
     lookahead: !values['no-lookahead'],
+    stuckDetection: !values['no-stuck-detection'],
     engine: {
       referenceOnly: Boolean(values['reference-rewrites']),
       forget: Boolean(values['no-memory']),
@@ -236,6 +241,7 @@ export async function main(argv) {
       keepFreeze: args.keepFreeze,
       adaptiveTimeout: args.adaptiveTimeout,
       lookahead: args.lookahead,
+      stuckDetection: args.stuckDetection,
       engine: args.engine,
       signal: controller.signal,
       onPhase: (phase) => reporter.setPhase(phase),

@@ -15,6 +15,10 @@ import { checkJobs, createReducer, drive } from './reduce.js';
 const ADAPTIVE_FACTOR = 10;
 /** ...plus this margin, for noise (a busy machine, a slow fork). */
 const ADAPTIVE_MARGIN_MS = 100;
+/** A candidate is probed for being stuck from this multiple of the original's time on… */
+const STUCK_FACTOR = 2;
+/** …plus this. */
+const STUCK_MARGIN_MS = 20;
 
 /** @typedef {import('./reduce.js').Progress} Progress */
 /** @typedef {import('./reduce.js').AcceptedStep} AcceptedStep */
@@ -54,6 +58,8 @@ const ADAPTIVE_MARGIN_MS = 100;
  * @property {AbortSignal} [signal] stops the reduction; OUTPUT keeps the best so far
  * @property {boolean} [adaptiveTimeout] cap each candidate at 10 × the original's run
  *   time plus 0.1 s, never above `timeout` (default true)
+ * @property {boolean} [stuckDetection] runner: kill a candidate as soon as every thread
+ *   of it waits with no timeout and nothing could wake it (default true)
  * @property {boolean} [lookahead] propose the next candidate while the current ones run,
  *   so the engine's time overlaps them (default true; false for comparisons)
  * @property {(run: RunRecord) => void} [onRun] after each candidate's run (not for
@@ -79,7 +85,7 @@ const ADAPTIVE_MARGIN_MS = 100;
  *   `engineOutsideRunsMs`: the part of that while no candidate was running, which is
  *   what the engine adds to the wall time; `runMs`: the candidates' run times added
  *   up, which exceeds `reduceMs` with several jobs)
- * @property {{ exited: number, signaled: number, timeout: number, crashed: number }} outcomes
+ * @property {{ exited: number, signaled: number, timeout: number, stuck: number, crashed: number }} outcomes
  *   how the candidates' runs ended (`timeout`: killed at the candidate time limit)
  * @property {string[]} warnings
  * @property {number} candidateTimeoutMs the time limit candidates ran with
@@ -129,7 +135,7 @@ export async function reducePython(options) {
     totalMs: 0,
   };
   /** How the candidates' runs ended (cancelled ones are not counted). */
-  const outcomes = { exited: 0, signaled: 0, timeout: 0, crashed: 0 };
+  const outcomes = { exited: 0, signaled: 0, timeout: 0, stuck: 0, crashed: 0 };
   const engine = loadEngine();
   const reducer = createReducer(source, options.engine);
   let candidateTimeoutMs = 0;
@@ -209,14 +215,22 @@ export async function reducePython(options) {
         // cap candidates at a multiple of the original's run time. The first run
         // included starting the worker, so the original runs once more, warm, and
         // the faster of the two runs sets the cap.
-        if (options.adaptiveTimeout !== false) {
+        // A candidate left waiting for an event nothing will send (an asyncio loop
+        // with nothing scheduled, a queue nobody fills) is killed as soon as that is
+        // clear, once it has run a little longer than the original did.
+        const adaptive = options.adaptiveTimeout !== false;
+        const stuckCheck = options.stuckDetection !== false && 'detectStuck' in backend;
+        if (adaptive || stuckCheck) {
           // Timed alone: a worker still starting would slow it and raise the cap.
           await warming;
           const again = await backend.run(original, { signal });
           if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
           const originalMs = again.found ? Math.min(check.ms, again.ms) : check.ms;
-          candidateTimeoutMs = Math.min(timeoutMs, ADAPTIVE_FACTOR * originalMs + ADAPTIVE_MARGIN_MS);
-          backend.limitTimeout(candidateTimeoutMs);
+          if (adaptive) {
+            candidateTimeoutMs = Math.min(timeoutMs, ADAPTIVE_FACTOR * originalMs + ADAPTIVE_MARGIN_MS);
+            backend.limitTimeout(candidateTimeoutMs);
+          }
+          if (stuckCheck) backend.detectStuck(STUCK_FACTOR * originalMs + STUCK_MARGIN_MS);
         }
         const t1 = performance.now();
         timings.checkMs = t1 - t0;
@@ -369,6 +383,7 @@ function notReproduced(errMsg, run, timeout, hashSeed) {
     exited: `it exited with status ${run.exitCode}`,
     signaled: `it was killed by ${run.signal}`,
     timeout: `it did not finish within the ${timeout} s timeout`,
+    stuck: 'it was stuck',
     cancelled: 'it was cancelled',
     crashed: `Python failed: ${run.error}`,
   }[run.outcome];

@@ -193,3 +193,51 @@ for (const name of BACKENDS) {
     }
   });
 }
+
+describe('runner backend: stuck candidates', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
+  const MSG = 'BOOM-43';
+  /** @type {Workspace} */
+  let workspace;
+  /** @type {import('../src/backends/runner.js').RunnerBackend} */
+  let backend;
+  before(async () => {
+    workspace = await Workspace.create({ python: 'python3', jobs: 1 });
+    backend = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (
+      createBackend('runner', { workspace, needle: MSG, timeoutMs: 4000, jobs: 1 })
+    );
+    backend.detectStuck(30);
+  });
+  after(async () => {
+    await backend.close();
+    workspace.close();
+  });
+  /** @param {string} source */
+  const run = (source) => backend.run(source);
+
+  test('an asyncio loop with nothing left to run is killed long before the time limit', async () => {
+    const r = await run(
+      `import asyncio\nasync def main():\n    print("${MSG}", flush=True)\n    await asyncio.Queue().get()\nasyncio.run(main())`,
+    );
+    assert.equal(r.outcome, 'stuck');
+    assert.equal(r.found, false, 'a stuck run is never interesting');
+    assert.ok(r.ms < 1000, `${r.ms} ms`);
+  });
+
+  test('so is a thread waiting on a lock nobody holds open', async () => {
+    const r = await run('import threading\nthreading.Event().wait()');
+    assert.equal(r.outcome, 'stuck');
+  });
+
+  test('sleeps, a thread that will set the event, and a working child are not stuck', async () => {
+    const programs = [
+      `import time\ntime.sleep(0.3)\nprint("${MSG}")`,
+      `import threading, time\ne = threading.Event()\nthreading.Thread(target=lambda: (time.sleep(0.3), e.set())).start()\ne.wait()\nprint("${MSG}")`,
+      `import os, select, time\nr, w = os.pipe()\nif os.fork() == 0:\n    time.sleep(0.3)\n    os.write(w, b"x")\n    os._exit(0)\nselect.select([r], [], [])\nprint("${MSG}")`,
+    ];
+    for (const program of programs) {
+      const r = await run(program);
+      assert.equal(r.outcome, 'exited', program);
+      assert.equal(r.found, true, program);
+    }
+  });
+});

@@ -1,10 +1,11 @@
 //! Profiling aid (not a test): replays the verdicts of a recorded run through the
 //! engine alone, so the engine's own time can be measured and profiled natively.
 //!
-//!     autodd SOURCE --err-msg MSG -o OUT -j 1 --trace run.jsonl
+//!     autodd SOURCE --err-msg MSG -o OUT -j 1 --no-lookahead --trace run.jsonl
 //!     cargo run --release -p autodd-core --example replay -- SOURCE run.jsonl [REPEAT]
 //!
-//! The engine is deterministic, so with `-j 1` verdicts, candidate `id` here is the
+//! The engine is deterministic, so when the host proposed one candidate at a time
+//! (`-j 1 --no-lookahead`: no proposal went stale), candidate `id` here is the
 //! candidate `id` of the trace. Prints candidates, accepts and engine time per candidate.
 
 use std::collections::HashMap;

@@ -3,12 +3,13 @@
 import os from 'node:os';
 
 /**
- * @typedef {'exited' | 'signaled' | 'timeout' | 'cancelled' | 'crashed'} Outcome
+ * @typedef {'exited' | 'signaled' | 'timeout' | 'stuck' | 'cancelled' | 'crashed'} Outcome
  *
  * @typedef {object} RunResult
  * @property {boolean} found MSG occurred in stdout or stderr of a run that was not killed
- * @property {Outcome} outcome how the run ended; `crashed` means the backend failed
- *   (a worker died, Python could not start), not the candidate
+ * @property {Outcome} outcome how the run ended; `stuck`: killed (runner only) because
+ *   every thread waited with no timeout and nothing could wake it; `crashed` means the
+ *   backend failed (a worker died, Python could not start), not the candidate
  * @property {number | null} exitCode
  * @property {string | null} signal e.g. `SIGSEGV` when the candidate died of a signal
  * @property {string} stdoutTail the last few KiB of stdout
@@ -34,7 +35,7 @@ export function signalName(number) {
  * @returns {RunResult}
  */
 export function runResult(fields) {
-  const killed = fields.outcome === 'timeout' || fields.outcome === 'cancelled';
+  const killed = fields.outcome === 'timeout' || fields.outcome === 'stuck' || fields.outcome === 'cancelled';
   return {
     exitCode: null,
     signal: null,

@@ -32,6 +32,8 @@ class Worker {
   /** @param {WorkerOptions} options */
   constructor({ workspace, needle, preload, scriptDir, timeoutMs }) {
     this.timeoutMs = timeoutMs;
+    /** @type {number | undefined} from when on a run is probed for being stuck */
+    this.stuckAfterMs = undefined;
     this.preload = preload;
     this.dead = false;
     this.seq = 0;
@@ -98,6 +100,7 @@ class Worker {
       if (message.error) {
         current.finish(runResult({ ...common, outcome: 'crashed', error: message.error }));
       } else if (message.killed) {
+        // `timeout`, `stuck` or `cancelled`
         current.finish(runResult({ ...common, outcome: message.killed }));
       } else {
         current.finish(
@@ -157,7 +160,13 @@ class Worker {
         resolve({ ...result, ms: performance.now() - start });
       };
       this.current = { id, finish };
-      this.send({ op: 'run', id, path: file, timeout: this.timeoutMs / 1000 });
+      this.send({
+        op: 'run',
+        id,
+        path: file,
+        timeout: this.timeoutMs / 1000,
+        ...(this.stuckAfterMs === undefined ? {} : { stuckAfter: this.stuckAfterMs / 1000 }),
+      });
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) onAbort();
     });
@@ -210,6 +219,18 @@ export class RunnerBackend {
   limitTimeout(ms) {
     this.timeoutMs = Math.min(this.timeoutMs, ms);
     for (const worker of this.workers) if (worker) worker.timeoutMs = this.timeoutMs;
+  }
+
+  /**
+   * From now on, a candidate that has run `ms` is probed for being stuck: every thread
+   * waiting for an event with no timeout, no child process, no CPU used between two
+   * probes 10 ms apart. A stuck candidate is killed (outcome `stuck`) instead of
+   * running to its time limit. Linux only; elsewhere nothing is ever stuck.
+   * @param {number} ms
+   */
+  detectStuck(ms) {
+    this.stuckAfterMs = ms;
+    for (const worker of this.workers) if (worker) worker.stuckAfterMs = ms;
   }
 
   /**
@@ -274,6 +295,7 @@ export class RunnerBackend {
       this.workers[slot] = worker;
       if (await worker.ready) {
         worker.timeoutMs = this.timeoutMs;
+        worker.stuckAfterMs = this.stuckAfterMs;
         if (worker.failedImports.length && !this.warnedImports) {
           this.warnedImports = true;
           this.onWarning(`not preloaded (import failed): ${worker.failedImports.join(', ')}`);
