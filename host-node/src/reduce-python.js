@@ -136,8 +136,29 @@ export async function reducePython(options) {
   };
   /** How the candidates' runs ended (cancelled ones are not counted). */
   const outcomes = { exited: 0, signaled: 0, timeout: 0, stuck: 0, crashed: 0 };
-  const engine = loadEngine();
-  const reducer = createReducer(source, options.engine);
+  // Python is probed (a process start, tens of milliseconds) while the engine loads
+  // and parses the program.
+  const workspaceReady = Workspace.create({
+    python: options.python ?? 'python3',
+    jobs,
+    cwd: options.cwd,
+    sourcePath: options.file,
+    env: options.env,
+  });
+  /** @type {ReturnType<typeof loadEngine>} */
+  let engine;
+  /** @type {ReturnType<typeof createReducer>} */
+  let reducer;
+  try {
+    engine = loadEngine();
+    reducer = createReducer(source, options.engine);
+  } catch (err) {
+    workspaceReady.then(
+      (workspace) => workspace.close(),
+      () => {},
+    );
+    throw err;
+  }
   let candidateTimeoutMs = 0;
   /**
    * @param {string} text
@@ -164,13 +185,7 @@ export async function reducePython(options) {
   };
   try {
     for (const message of reducer.warnings()) warn(message);
-    const workspace = await Workspace.create({
-      python: options.python ?? 'python3',
-      jobs,
-      cwd: options.cwd,
-      sourcePath: options.file,
-      env: options.env,
-    });
+    const workspace = await workspaceReady;
     try {
       const timeoutMs = timeout * 1000;
       candidateTimeoutMs = timeoutMs;
