@@ -112,6 +112,14 @@ for (const name of BACKENDS) {
       assert.equal((await run(`print("${MSG}")`)).found, true);
     });
 
+    test('a fork of the candidate that finishes first does not end the run', async () => {
+      const r = await run(
+        `import os, time\nif os.fork():\n    time.sleep(0.3)\n    print("${MSG}")\nelse:\n    print("fork done")`,
+      );
+      assert.equal(r.found, true, r.stdoutTail);
+      assert.equal(r.exitCode, 0);
+    });
+
     test('a candidate that kills its own process group does not stop the next', async () => {
       const r = await run('import os, signal\nos.killpg(0, signal.SIGKILL)');
       assert.equal(r.found, false);
