@@ -98,8 +98,7 @@ pub struct Stats {
     pub best_lines: usize,
 }
 
-/// Where the schedule stands; a candidate remembers it so that accepting the
-/// candidate resumes the phase that proposed it.
+/// Where the schedule stands.
 #[derive(Debug, Clone, Copy)]
 struct Cursor {
     phase: usize,
@@ -108,13 +107,13 @@ struct Cursor {
     round_start_len: usize,
 }
 
+/// A candidate out, awaiting its verdict. Every one was proposed in the current
+/// search: a phase is never entered while candidates are out, and an accept makes
+/// all the others stale.
 #[derive(Debug)]
 struct Pending {
     id: u64,
     source: String,
-    cursor: Cursor,
-    /// The search `map` was found for when this was proposed (see `Reducer::generation`).
-    generation: u64,
     /// The probabilities its sites had before its assumed failure lowered them, in
     /// the order the proposal changed them.
     before: Vec<(usize, f64)>,
@@ -132,10 +131,6 @@ pub struct Reducer {
     smallest_len: usize,
     cursor: Cursor,
     map: SiteMap,
-    /// The phase and round `map` was found for.
-    map_cursor: (usize, u32),
-    /// Counts the searches started (each `refresh_sites`).
-    generation: u64,
     pdd: Pdd,
     forget: bool,
     canonicalize_every_round: bool,
@@ -216,8 +211,6 @@ impl Reducer {
                 round_start_len: best_len,
             },
             map: SiteMap::default(),
-            map_cursor: (0, 1),
-            generation: 0,
             pdd: Pdd::new(0),
             forget: options.forget,
             canonicalize_every_round: options.canonicalize_every_round,
@@ -245,8 +238,6 @@ impl Reducer {
     fn refresh_sites(&mut self) {
         let kinds = self.phase().rewrites().intersect(self.allowed);
         self.map = find_sites(&self.best_ast, kinds, self.reference_only);
-        self.map_cursor = (self.cursor.phase, self.cursor.round);
-        self.generation += 1;
         self.pdd = if self.uniform_priors {
             Pdd::new(self.map.sites.len())
         } else {
@@ -371,8 +362,6 @@ impl Reducer {
             self.pending.push(Pending {
                 id,
                 source: source.clone(),
-                cursor: self.cursor,
-                generation: self.generation,
                 before,
                 hash,
             });
@@ -415,16 +404,13 @@ impl Reducer {
         // Nor may their texts stay in the verdict cache: they were never judged.
         for stale in self.pending.drain(..).rev() {
             self.seen.remove(&stale.hash);
-            if stale.generation == self.generation {
-                // Latest first, so a site failed twice ends at its first value.
-                for (i, p) in stale.before.into_iter().rev() {
-                    self.pdd.set_probability(i, p);
-                }
+            // Latest first, so a site failed twice ends at its first value.
+            for (i, p) in stale.before.into_iter().rev() {
+                self.pdd.set_probability(i, p);
             }
         }
         self.stats.accepted += 1;
-        let same_phase = self.map_cursor == (candidate.cursor.phase, candidate.cursor.round);
-        let learned = (same_phase && !self.forget).then(|| self.learned());
+        let learned = (!self.forget).then(|| self.learned());
         self.best_len = candidate.source.chars().count();
         self.best = candidate.source;
         self.best_ast = body;
@@ -434,7 +420,6 @@ impl Reducer {
         }
         self.stats.best_bytes = self.best.len();
         self.stats.best_lines = self.best.lines().count();
-        self.cursor = candidate.cursor;
         self.exhausted = false;
         self.refresh_sites();
         if let Some(learned) = learned {
