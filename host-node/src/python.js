@@ -148,7 +148,6 @@ export class Workspace {
      * @type {NodeJS.ProcessEnv}
      */
     this.env = { ...this.plainEnv, PYTHONHASHSEED: base.PYTHONHASHSEED ?? '0' };
-    this.hashSeed = this.env.PYTHONHASHSEED;
     /** @type {(number | undefined)[]} open files of the jobs, see `write` */
     this.fds = new Array(jobs).fill(undefined);
     this.closed = false;

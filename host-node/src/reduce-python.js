@@ -225,7 +225,7 @@ export async function reducePython(options) {
         const original = reducer.best();
         const check = await backend.run(original, { signal });
         if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
-        if (!check.found) throw notReproduced(errMsg, check, timeout, workspace.hashSeed);
+        if (!check.found) throw notReproduced(errMsg, check, timeout, workspace.env.PYTHONHASHSEED);
         // A candidate that hangs (a loop lost its exit) would cost the whole timeout:
         // cap candidates at a multiple of the original's run time. The first run
         // included starting the worker, so the original runs once more, warm, and
@@ -251,40 +251,37 @@ export async function reducePython(options) {
         timings.checkMs = t1 - t0;
         if (output) await writeAtomic(output, original);
         // OUTPUT is rewritten in the background: a write (about 0.75 ms, synced) must
-        // not hold up the next candidates. Writes never overlap; a best accepted while
-        // one is going on is written after it (only the newest of those).
+        // not hold up the next candidates. Writes go one after another on `writes`; a
+        // best accepted while one waits replaces it (only the newest is written).
         let written = original;
-        /** @type {string | undefined} */
+        /** @type {string | undefined} the newest best, until a write takes it */
         let queued;
-        /** @type {Promise<void> | undefined} */
-        let writing;
+        let writes = Promise.resolve();
         /** @type {{ error: unknown } | undefined} */
         let writeFailed;
-        const flush = async () => {
-          for (let best = queued; best !== undefined; best = queued) {
-            queued = undefined;
-            // Only a smaller program replaces OUTPUT: a canonicalizing step may grow it.
-            if (output && Buffer.byteLength(best) < Buffer.byteLength(written)) {
-              await writeAtomic(output, best);
-              written = best;
-            }
+        const writeQueued = async () => {
+          const best = /** @type {string} */ (queued);
+          queued = undefined;
+          // Only a smaller program replaces OUTPUT: a canonicalizing step may grow it.
+          if (output && Buffer.byteLength(best) < Buffer.byteLength(written)) {
+            await writeAtomic(output, best);
+            written = best;
           }
         };
         /** @param {string} best */
         const keep = (best) => {
           if (writeFailed) throw writeFailed.error;
+          const waiting = queued !== undefined;
           queued = best;
-          writing ??= flush()
-            .catch((error) => {
-              writeFailed = { error };
-            })
-            .finally(() => {
-              writing = undefined;
+          if (!waiting) {
+            writes = writes.then(writeQueued).catch((error) => {
+              writeFailed ??= { error };
             });
+          }
         };
         /** Waits for the writes under way; rethrows a failed one. */
         const settleWrites = async () => {
-          while (writing) await writing;
+          await writes;
           if (writeFailed) throw writeFailed.error;
         };
 
@@ -313,7 +310,7 @@ export async function reducePython(options) {
             return run.found;
           },
           onAccept: output ? (best) => keep(best) : undefined,
-        }).finally(() => settleWrites().catch(() => {}));
+        }).finally(() => writes); // never rejects: failures are kept in writeFailed
         await settleWrites();
         const t2 = performance.now();
         timings.reduceMs = t2 - t1;
