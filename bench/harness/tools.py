@@ -50,11 +50,14 @@ def build_autodd(log) -> dict:
             "uncommitted_changes": bool(dirty.stdout.strip())}
 
 
-def command(tool: Tool, source: Path, msg: str, workdir: Path, timeout: int, paths: dict) -> list:
+def command(tool: Tool, source: Path, msg: str, workdir: Path, timeout: int, paths: dict,
+            autodd: Path = AUTODD) -> list:
+    """The command line of `tool` on `source`; `autodd` is the CLI to run (another
+    checkout's, for bench/ab)."""
     out = workdir / "out.py"
     common = ["--err-msg", msg, "-o", str(out), "--backend", tool.backend, "-j", str(tool.jobs)]
     if tool.family == "autodd":
-        return ["node", str(AUTODD), str(source), *common, "--timeout", str(timeout), "--quiet",
+        return ["node", str(autodd), str(source), *common, "--timeout", str(timeout), "--quiet",
                 "--report", str(workdir / "report.json")]
     return [str(paths["python"]), str(COUNTING_WRAPPER), str(workdir / "runs.txt"), "--",
             str(source), *common, "--timeout", str(timeout)]
