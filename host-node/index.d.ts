@@ -168,6 +168,13 @@ export interface ReducePythonOptions {
    */
   lookahead?: boolean;
   /**
+   * With several jobs, while a success waits on an earlier candidate that still runs
+   * (often one that hangs until its time limit), run candidates proposed by a copy of
+   * the engine in which the earlier one failed; the copy takes over if it did, and is
+   * dropped if it succeeded. It changes nothing in the search. Default true.
+   */
+  speculate?: boolean;
+  /**
    * Runner: kill a candidate as soon as it is stuck (every thread waits for an event
    * with no timeout, no child process could wake it, no CPU used), once it has run
    * twice as long as the original plus 20 ms, instead of at its time limit. Default true.

@@ -36,6 +36,9 @@ Options:
                        timeout) run to its time limit instead of killing it
   --no-lookahead       propose a candidate only when a run slot is free (by default
                        the next one is proposed while the current ones run)
+  --no-speculation     -j N: while a success waits on an earlier candidate, leave
+                       the other slots idle (by default they run candidates that
+                       assume the earlier one fails)
   --reference-rewrites only the rewrites of python -m tilelang.autodd (comparisons)
   --no-memory          restart the search's probabilities after every accepted
                        candidate, as plain PDD does (comparisons)
@@ -68,6 +71,7 @@ const OPTIONS = /** @type {const} */ ({
   trace: { type: 'string' },
   'no-adaptive-timeout': { type: 'boolean' },
   'no-lookahead': { type: 'boolean' },
+  'no-speculation': { type: 'boolean' },
   'no-stuck-detection': { type: 'boolean' },
   'reference-rewrites': { type: 'boolean' },
   'no-memory': { type: 'boolean' },
@@ -94,6 +98,7 @@ const OPTIONS = /** @type {const} */ ({
  * @property {string} [trace]
  * @property {boolean} adaptiveTimeout
  * @property {boolean} lookahead
+ * @property {boolean} speculate
  * @property {boolean} stuckDetection
  * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean, uniformPriors: boolean }} engine
  * @property {boolean} quiet
@@ -144,6 +149,7 @@ export function parseCli(argv) {
     trace: values.trace,
     adaptiveTimeout: !values['no-adaptive-timeout'],
     lookahead: !values['no-lookahead'],
+    speculate: !values['no-speculation'],
     stuckDetection: !values['no-stuck-detection'],
     engine: {
       referenceOnly: Boolean(values['reference-rewrites']),
@@ -241,6 +247,7 @@ export async function main(argv) {
       keepFreeze: args.keepFreeze,
       adaptiveTimeout: args.adaptiveTimeout,
       lookahead: args.lookahead,
+      speculate: args.speculate,
       stuckDetection: args.stuckDetection,
       engine: args.engine,
       signal: controller.signal,

@@ -62,6 +62,9 @@ const STUCK_MARGIN_MS = 20;
  *   of it waits with no timeout and nothing could wake it (default true)
  * @property {boolean} [lookahead] propose the next candidate while the current ones run,
  *   so the engine's time overlaps them (default true; false for comparisons)
+ * @property {boolean} [speculate] with several jobs, while a success waits on an earlier
+ *   candidate still running, run candidates that assume the earlier one fails
+ *   (default true; false leaves the slots idle, for comparisons)
  * @property {(run: RunRecord) => void} [onRun] after each candidate's run (not for
  *   runs cancelled because another candidate was accepted)
  * @property {import('./reduce.js').ReducerOptions} [engine] engine options
@@ -289,6 +292,7 @@ export async function reducePython(options) {
         const result = await drive(reducer, {
           jobs,
           lookahead: options.lookahead !== false,
+          speculate: options.speculate !== false,
           signal,
           onProgress,
           evaluate: async (candidate, candidateSignal) => {

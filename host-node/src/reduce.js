@@ -38,6 +38,9 @@ import { loadEngine } from './engine.js';
  * @property {number} jobs how many candidates run at once
  * @property {boolean} [lookahead] propose the next candidate while the current ones run
  *   (default true; false proposes only when a slot is free, for comparisons)
+ * @property {boolean} [speculate] when a success waits on an earlier candidate still
+ *   running, go on from a copy of the engine in which that one failed (default true;
+ *   false waits, for comparisons)
  * @property {(progress: Progress) => void} [onProgress] after each verdict
  * @property {(best: string, step: AcceptedStep) => Promise<void> | void} [onAccept]
  *   after each accepted candidate, before the next verdict is reported
@@ -75,17 +78,52 @@ export function createReducer(source, options) {
 }
 
 /**
+ * A candidate handed to `evaluate`, from the moment it is proposed until its verdict
+ * is reported (or it goes stale).
+ * @typedef {object} Entry
+ * @property {Candidate} candidate
+ * @property {Line} line the reducer it was proposed by
+ * @property {AbortController} controller
+ * @property {boolean} stale its verdict no longer matters (it was cancelled)
+ * @property {boolean} [verdict] once its run is over
+ */
+
+/**
+ * A reducer and its candidates out, in the order it proposed them: a verdict is
+ * reported only once every earlier one has been, so a faster later run never
+ * overtakes an earlier one and `-j N` follows the same search as `-j 1`.
+ * @typedef {object} Line
+ * @property {Reducer} reducer
+ * @property {Entry[]} order
+ */
+
+/**
+ * What a speculative line reported, held back until its assumptions prove true.
+ * @typedef {{ entry: Entry, accepted?: { best: string, bytes: number, lines: number } }} Held
+ */
+
+/**
  * Runs a reduction to its end (or until `signal` aborts).
+ *
+ * With several jobs, a success that finishes while an earlier candidate still runs
+ * (typically one that hangs until its time limit) would hold every other slot idle:
+ * its acceptance waits on that earlier verdict, and anything proposed meanwhile from
+ * the current best would go stale. Instead the engine makes a copy in which the
+ * earlier candidates failed and the success was accepted (`speculate`), and the
+ * free slots run candidates proposed by the copy. When the earlier candidates do
+ * fail, as most do, the copy takes over (`adopt`) with its verdicts already in;
+ * when one succeeds instead, the copy and its candidates are dropped. Either way the
+ * search is the one `-j 1` makes.
  * @param {Reducer} reducer
  * @param {DriveOptions} options
  * @returns {Promise<DriveResult>}
  */
-export async function drive(reducer, { evaluate, jobs, lookahead = true, onProgress, onAccept, signal }) {
+export async function drive(
+  reducer,
+  { evaluate, jobs, lookahead = true, speculate = true, onProgress, onAccept, signal },
+) {
   const started = performance.now();
-  /**
-   * @typedef {{ candidate: Candidate, verdict?: boolean, error?: unknown }} Settled
-   * @type {Map<number, { controller: AbortController, settled: Promise<Settled>, stale: boolean }>}
-   */
+  /** @type {Map<Entry, Promise<{ entry: Entry, verdict?: boolean, error?: unknown }>>} */
   const inflight = new Map();
   /** @type {AcceptedStep[]} */
   const steps = [];
@@ -110,12 +148,20 @@ export async function drive(reducer, { evaluate, jobs, lookahead = true, onProgr
       if (running === 0) engineOutsideRunsMs += ms;
     }
   };
+  /** @type {Line} */
+  const main = { reducer, order: [] };
+  /**
+   * The speculative line, while `success` waits on earlier candidates of `main`: its
+   * reducer is a copy in which they failed and `success` was accepted.
+   * @type {{ line: Line, success: Entry, accepted: { best: string, bytes: number, lines: number }, held: Held[] } | undefined}
+   */
+  let spec;
   /**
    * One candidate proposed ahead, while the runs in flight go on, so the engine's
    * time overlaps them; it is dispatched when a slot frees up. The engine never
    * proposes across a phase boundary ahead of verdicts, so this changes nothing in
    * the search (an accept makes it stale like the candidates in flight).
-   * @type {Candidate | undefined}
+   * @type {{ candidate: Candidate, line: Line } | undefined}
    */
   let ahead;
   const aborted = new Promise((resolve) => {
@@ -123,109 +169,191 @@ export async function drive(reducer, { evaluate, jobs, lookahead = true, onProgr
     signal?.addEventListener('abort', () => resolve(undefined), { once: true });
   });
 
+  /** @param {Candidate} candidate @param {Line} line */
+  const dispatch = (candidate, line) => {
+    /** @type {Entry} */
+    const entry = { candidate, line, controller: new AbortController(), stale: false };
+    running += 1;
+    const settled = Promise.resolve()
+      .then(() => evaluate(candidate, entry.controller.signal))
+      .then(
+        (verdict) => ({ entry, verdict: verdict === true }),
+        (error) => ({ entry, error }),
+      )
+      .finally(() => {
+        running -= 1;
+      });
+    inflight.set(entry, settled);
+    line.order.push(entry);
+  };
+  /** Cancels `entries`: their verdicts will not be reported. @param {Entry[]} entries */
+  const cancel = (entries) => {
+    for (const entry of entries) {
+      entry.stale = true;
+      entry.controller.abort();
+    }
+  };
   const cancelAll = async () => {
-    for (const entry of inflight.values()) entry.controller.abort();
-    await Promise.all([...inflight.values()].map((entry) => entry.settled));
+    cancel([...inflight.keys()]);
+    await Promise.all(inflight.values());
     inflight.clear();
   };
 
+  /** Counts a reported verdict and tells `onProgress`. @param {AcceptedStep} [step] */
+  const progressed = async (/** @type {string | undefined} */ best, step) => {
+    tried += 1;
+    // The counters cross the wasm boundary only when someone reads them (a quiet run
+    // never does between accepted candidates).
+    /** @type {Stats | undefined} */
+    let stats;
+    /** @type {Progress} */
+    const progress = {
+      get stats() {
+        return (stats ??= timed(() => reducer.stats()));
+      },
+      tried,
+      elapsedMs: performance.now() - started,
+    };
+    if (step) {
+      step.elapsedMs = progress.elapsedMs;
+      steps.push(step);
+      progress.accepted = step;
+      await onAccept?.(/** @type {string} */ (best), step);
+    }
+    onProgress?.(progress);
+  };
+  /** @param {Entry} entry @param {{ bytes: number, lines: number }} size @returns {AcceptedStep} */
+  const stepOf = ({ candidate }, { bytes, lines }) => ({
+    id: candidate.id,
+    phase: candidate.phase,
+    rewrites: candidate.rewrites,
+    sites: candidate.sites,
+    bytes,
+    lines,
+    elapsedMs: 0,
+  });
+
+  /** The speculation's assumptions held: its line becomes the main one. */
+  const adopt = async () => {
+    const s = /** @type {NonNullable<typeof spec>} */ (spec);
+    spec = undefined;
+    timed(() => reducer.adopt(s.line.reducer));
+    main.order = s.line.order;
+    for (const entry of main.order) entry.line = main;
+    for (const entry of inflight.keys()) if (entry.line === s.line) entry.line = main;
+    if (ahead?.line === s.line) ahead.line = main;
+    // The heads were reported (as failures) as their verdicts came in.
+    await progressed(s.accepted.best, stepOf(s.success, s.accepted));
+    for (const { entry, accepted } of s.held) {
+      await progressed(accepted?.best, accepted && stepOf(entry, accepted));
+    }
+  };
+  /** An earlier candidate succeeded after all: the speculation is void. */
+  const dropSpeculation = () => {
+    const s = /** @type {NonNullable<typeof spec>} */ (spec);
+    spec = undefined;
+    cancel([...inflight.keys()].filter((entry) => entry.line === s.line));
+    if (ahead?.line === s.line) ahead = undefined;
+    s.line.reducer.free();
+  };
   /**
-   * Candidates proposed and not yet reported, in the order they were proposed: a
-   * verdict is reported only once every earlier one has been, so a faster second run
-   * never overtakes the first and `-j N` follows the same search as `-j 1`.
-   * @type {{ candidate: Candidate, verdict?: boolean }[]}
+   * Reports the verdicts at the front of `line` that are in, in order.
+   * @param {Line} line
    */
-  let order = [];
+  const report = async (line) => {
+    while (line.order.length > 0 && line.order[0].verdict !== undefined) {
+      const entry = /** @type {Entry} */ (line.order.shift());
+      const verdict = /** @type {boolean} */ (entry.verdict);
+      if (line === main && entry === spec?.success) {
+        // Every candidate before it failed: the speculation held.
+        await adopt();
+        continue;
+      }
+      const accepted = timed(() => line.reducer.report(entry.candidate.id, verdict));
+      /** @type {{ best: string, bytes: number, lines: number } | undefined} */
+      let size;
+      if (accepted) {
+        // One of the candidates the speculation assumed to fail did not.
+        if (line === main && spec) dropSpeculation();
+        // Every later candidate of the line assumed this one fails: all stale.
+        cancel(line.order);
+        line.order = [];
+        if (ahead?.line === line) ahead = undefined;
+        const stats = timed(() => line.reducer.stats());
+        size = { best: timed(() => line.reducer.best()), bytes: stats.bestBytes, lines: stats.bestLines };
+      }
+      if (line === main) await progressed(size?.best, size && stepOf(entry, size));
+      else spec?.held.push({ entry, accepted: size });
+    }
+  };
+  /**
+   * A success of the main line waits on earlier candidates still running: go on
+   * from a copy in which they failed.
+   */
+  const maybeSpeculate = () => {
+    if (!speculate || spec) return;
+    const at = main.order.findIndex((entry) => entry.verdict === true);
+    if (at <= 0) return;
+    const heads = main.order.slice(0, at);
+    const success = main.order[at];
+    const copy = timed(() =>
+      reducer.speculate(
+        heads.map((entry) => entry.candidate.id),
+        success.candidate.id,
+      ),
+    );
+    if (!copy) return;
+    // Proposed on the assumption that the success fails: stale either way.
+    cancel(main.order.slice(at + 1));
+    main.order = main.order.slice(0, at + 1);
+    if (ahead?.line === main) ahead = undefined;
+    const stats = timed(() => copy.stats());
+    spec = {
+      line: { reducer: copy, order: [] },
+      success,
+      accepted: { best: timed(() => copy.best()), bytes: stats.bestBytes, lines: stats.bestLines },
+      held: [],
+    };
+  };
 
   try {
     while (!signal?.aborted) {
-      // A success waiting on an earlier verdict will most likely be accepted, which
-      // would make anything started now stale: wait instead (a run that hangs
-      // holds it up to the time limit).
-      const successWaits = order.some((o) => o.verdict === true);
+      const line = spec?.line ?? main;
+      // A success waiting on an earlier verdict of the proposing line will most
+      // likely be accepted, which would make anything started now stale: wait
+      // instead (a run that hangs holds it up to the time limit).
+      const successWaits = line.order.some((entry) => entry.verdict === true);
       while (inflight.size < jobs && !successWaits) {
-        const candidate = ahead ?? timed(() => reducer.nextCandidate());
+        const candidate = ahead?.line === line ? ahead.candidate : timed(() => line.reducer.nextCandidate());
         ahead = undefined;
         if (!candidate) break;
-        const controller = new AbortController();
-        running += 1;
-        const settled = Promise.resolve()
-          .then(() => evaluate(candidate, controller.signal))
-          .then(
-            (verdict) => ({ candidate, verdict: verdict === true }),
-            (error) => ({ candidate, error }),
-          )
-          .finally(() => {
-            running -= 1;
-          });
-        inflight.set(candidate.id, { controller, settled, stale: false });
-        order.push({ candidate });
+        dispatch(candidate, line);
       }
       // Nothing in flight and nothing to propose: the engine is done.
       if (inflight.size === 0) break;
       if (lookahead && !ahead && !successWaits) {
         // Let the evaluations just started hand their candidates over first.
         await new Promise((resolve) => setImmediate(resolve));
-        if (running > 0 && !signal?.aborted) ahead = timed(() => reducer.nextCandidate());
+        if (running > 0 && !signal?.aborted) {
+          const candidate = timed(() => line.reducer.nextCandidate());
+          if (candidate) ahead = { candidate, line };
+        }
       }
 
-      const settled = await Promise.race([aborted, ...[...inflight.values()].map((entry) => entry.settled)]);
+      const settled = await Promise.race([aborted, ...inflight.values()]);
       if (!settled) break;
-      const entry = inflight.get(settled.candidate.id);
-      inflight.delete(settled.candidate.id);
+      const { entry } = settled;
+      inflight.delete(entry);
       if (settled.error !== undefined) throw settled.error;
       // A stale candidate was cancelled: its verdict means nothing.
-      if (entry?.stale) continue;
-      const slot = order.find((o) => o.candidate.id === settled.candidate.id);
-      if (slot) slot.verdict = Boolean(settled.verdict);
-
-      while (order.length > 0 && order[0].verdict !== undefined) {
-        const head = /** @type {{ candidate: Candidate, verdict: boolean }} */ (order.shift());
-        const { candidate, verdict } = head;
-        tried += 1;
-        const accepted = timed(() => reducer.report(candidate.id, verdict));
-        // The counters cross the wasm boundary only when someone reads them (a quiet
-        // run never does between accepted candidates).
-        /** @type {Stats | undefined} */
-        let stats;
-        const readStats = () => (stats ??= timed(() => reducer.stats()));
-        /** @type {Progress} */
-        const progress = {
-          get stats() {
-            return readStats();
-          },
-          tried,
-          elapsedMs: performance.now() - started,
-        };
-        if (accepted) {
-          // Every later candidate assumed this one fails: they are all stale.
-          for (const other of inflight.values()) {
-            other.stale = true;
-            other.controller.abort();
-          }
-          order = [];
-          ahead = undefined;
-          const step = {
-            id: candidate.id,
-            phase: candidate.phase,
-            rewrites: candidate.rewrites,
-            sites: candidate.sites,
-            bytes: readStats().bestBytes,
-            lines: readStats().bestLines,
-            elapsedMs: progress.elapsedMs,
-          };
-          steps.push(step);
-          progress.accepted = step;
-          await onAccept?.(
-            timed(() => reducer.best()),
-            step,
-          );
-        }
-        onProgress?.(progress);
-      }
+      if (entry.stale) continue;
+      entry.verdict = Boolean(settled.verdict);
+      await report(entry.line);
+      maybeSpeculate();
     }
   } finally {
     await cancelAll();
+    if (spec) dropSpeculation();
   }
   return {
     source: reducer.best(),

@@ -3,8 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { AutoddError, reduce, reducePython } from '../src/index.js';
+import { createReducer, drive } from '../src/reduce.js';
 import { BACKENDS, HAVE_ENGINE } from './helpers.js';
 
 const skip = HAVE_ENGINE ? false : 'the wasm engine is not built (scripts/build-wasm.sh nodejs)';
@@ -121,6 +123,80 @@ describe('reduce()', { skip }, () => {
     });
     assert.match(result.source, /needle/);
     assert.ok(calls <= 4);
+  });
+});
+
+describe('drive()', { skip }, () => {
+  const SOURCE = readFileSync(new URL('../../examples/autodd/tile_kernel_bug.py', import.meta.url), 'utf8');
+  const NEEDLE = 'K shape check failed';
+  /** A text's pseudo-random number, so verdicts and run times depend on the text alone. */
+  const hash = (/** @type {string} */ text) =>
+    [...text].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7);
+
+  /**
+   * Reduces SOURCE with some candidates slow (they fail, late), counting the runs
+   * that started while a success waited on an earlier, slow candidate.
+   * @param {number} jobs
+   * @param {boolean} speculate
+   */
+  const run = async (jobs, speculate) => {
+    const reducer = createReducer(SOURCE);
+    /** @type {Set<{ seq: number, overtaken: boolean }>} */
+    const slow = new Set();
+    let started = 0;
+    let startedBehindSlow = 0;
+    /** @type {string[]} */
+    const accepted = [];
+    try {
+      const result = await drive(reducer, {
+        jobs,
+        speculate,
+        evaluate: async (candidate, signal) => {
+          if ([...slow].some((s) => s.overtaken)) startedBehindSlow += 1;
+          const h = hash(candidate.source);
+          const interesting = candidate.source.includes(NEEDLE) && h % 4 !== 1;
+          const isSlow = !interesting && h % 3 === 0;
+          const me = { seq: (started += 1), overtaken: false };
+          if (isSlow) slow.add(me);
+          await new Promise((resolve) => {
+            const timer = setTimeout(resolve, isSlow ? 40 : 1);
+            signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              slow.delete(me);
+              resolve(undefined);
+            });
+          });
+          slow.delete(me);
+          // A success overtakes the slow candidates that started before it.
+          if (interesting) for (const s of slow) if (s.seq < me.seq) s.overtaken = true;
+          return interesting;
+        },
+        onAccept: (best) => {
+          accepted.push(best);
+        },
+      });
+      return { source: result.source, tried: result.tried, accepted, startedBehindSlow };
+    } finally {
+      reducer.free();
+    }
+  };
+
+  test('with jobs, runs candidates while a success waits on a slow one, and searches as jobs 1 does', async () => {
+    const one = await run(1, true);
+    assert.ok(one.accepted.length > 5, `${one.accepted.length} accepted`);
+    for (const jobs of [2, 3]) {
+      const waiting = await run(jobs, false);
+      const speculating = await run(jobs, true);
+      for (const other of [waiting, speculating]) {
+        assert.equal(other.source, one.source, `${jobs} jobs`);
+        assert.equal(other.tried, one.tried, `${jobs} jobs`);
+        assert.deepEqual(other.accepted, one.accepted, `${jobs} jobs`);
+      }
+      // Without speculation, a success waiting on a slow earlier candidate holds the
+      // free slots idle; with it, they run candidates that assume the slow one fails.
+      assert.equal(waiting.startedBehindSlow, 0, `${jobs} jobs`);
+      assert.ok(speculating.startedBehindSlow > 0, `${jobs} jobs`);
+    }
   });
 });
 

@@ -110,7 +110,7 @@ struct Cursor {
 /// A candidate out, awaiting its verdict. Every one was proposed in the current
 /// search: a phase is never entered while candidates are out, and an accept makes
 /// all the others stale.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Pending {
     id: u64,
     source: String,
@@ -122,6 +122,7 @@ struct Pending {
 }
 
 /// The reduction engine behind the step API.
+#[derive(Clone)]
 pub struct Reducer {
     allowed: RewriteSet,
     best: String,
@@ -428,6 +429,28 @@ impl Reducer {
         true
     }
 
+    /// This reduction as it will be once the candidates `failed` are reported
+    /// uninteresting and then `accepted` interesting, in that order: what a host
+    /// running several candidates at once proposes from while an earlier candidate
+    /// (one of `failed`) still runs behind a success. Should every one of `failed`
+    /// indeed fail, the copy is exactly this reduction after those reports and goes
+    /// on in its place; should one succeed, the copy is dropped. The copy numbers its
+    /// candidates on from this one's, and this one skips past them, so an id never
+    /// names two candidates. `None` if `accepted` is not out or is not accepted.
+    pub fn speculate(&mut self, failed: &[u64], accepted: u64) -> Option<Reducer> {
+        let mut copy = self.clone();
+        for &id in failed {
+            copy.report(id, false);
+        }
+        if !copy.report(accepted, true) {
+            return None;
+        }
+        // Ids the copy may hand out are never reused here.
+        copy.next_id = self.next_id;
+        self.next_id += ID_BLOCK;
+        Some(copy)
+    }
+
     /// What the current search learned, by site key.
     fn learned(&self) -> HashMap<SiteKey, f64> {
         site_keys(&self.map, &self.best)
@@ -466,6 +489,10 @@ impl Reducer {
         &self.warnings
     }
 }
+
+/// How many candidate ids a speculative copy of a reducer may hand out (see
+/// [`Reducer::speculate`]): more than any one speculation proposes.
+const ID_BLOCK: u64 = 1 << 32;
 
 /// Identifies a site across accepted candidates: the rewrite, the text of its node,
 /// the first line of the statement holding it (so `x` in `def f(x)` and in

@@ -363,6 +363,64 @@ fn two_candidates_at_once_reach_an_equally_small_result_in_about_as_many_verdict
     );
 }
 
+/// Drives a reduction two candidates at a time, the first of each pair pretending to
+/// be slow: when the second succeeds first, it goes on from a speculative copy (up to
+/// three candidates) until the first's verdict arrives, then adopts the copy or drops
+/// it, as the Node host does. Returns the reported sources with their verdicts, as
+/// one-at-a-time reporting would have seen them, and how often the copy was adopted
+/// and dropped.
+fn speculating(source: &str, oracle: impl Fn(&str) -> bool) -> (Vec<(String, bool)>, usize, usize) {
+    let mut reducer = Reducer::new(source, Options::default()).expect("parses");
+    let mut reported = Vec::new();
+    let mut ids = std::collections::HashSet::new();
+    let (mut adopted, mut dropped) = (0, 0);
+    while let Some(first) = reducer.next_candidate() {
+        assert!(ids.insert(first.id), "id {} handed out twice", first.id);
+        let first_verdict = oracle(&first.source);
+        let second = reducer.next_candidate();
+        let second_succeeds = second.as_ref().is_some_and(|s| oracle(&s.source));
+        if let Some(s) = &second {
+            assert!(ids.insert(s.id), "id {} handed out twice", s.id);
+        }
+        let (Some(second), true) = (second.clone(), second_succeeds) else {
+            // No success behind the first: plain reports in order (a second is
+            // stale once the first is accepted).
+            reported.push((first.source, first_verdict));
+            let accepted = reducer.report(first.id, first_verdict);
+            if let (Some(s), false) = (second, accepted) {
+                reported.push((s.source, false));
+                reducer.report(s.id, false);
+            }
+            continue;
+        };
+        let mut copy = reducer
+            .speculate(&[first.id], second.id)
+            .expect("the second is out and accepted");
+        let mut ahead = Vec::new();
+        for _ in 0..3 {
+            let Some(c) = copy.next_candidate() else {
+                break;
+            };
+            assert!(ids.insert(c.id), "id {} handed out twice", c.id);
+            let verdict = oracle(&c.source);
+            ahead.push((c.source, verdict));
+            copy.report(c.id, verdict);
+        }
+        reported.push((first.source, first_verdict));
+        if first_verdict {
+            dropped += 1;
+            assert!(reducer.report(first.id, true));
+        } else {
+            adopted += 1;
+            reported.push((second.source, true));
+            reported.extend(ahead);
+            reducer = copy;
+        }
+    }
+    assert!(reducer.is_done());
+    (reported, adopted, dropped)
+}
+
 /// Drives a reduction with up to `window` candidates out at once, reporting them in
 /// the order they were proposed (as the Node host does) and dropping the rest after
 /// an accept (they are stale). Returns the reported sources with their verdicts.
@@ -389,7 +447,7 @@ fn in_order(source: &str, window: usize, oracle: impl Fn(&str) -> bool) -> Vec<(
 }
 
 #[test]
-fn proposing_ahead_follows_the_search_of_one_candidate_at_a_time() {
+fn proposing_ahead_and_speculating_follow_the_search_of_one_candidate_at_a_time() {
     let example = format!(
         "{}/../../examples/autodd/tile_kernel_bug.py",
         env!("CARGO_MANIFEST_DIR")
@@ -417,5 +475,12 @@ fn proposing_ahead_follows_the_search_of_one_candidate_at_a_time() {
             assert_eq!(ahead.len(), one.len(), "{key}: {window} at once");
             assert!(ahead == one, "{key}: {window} at once took another search");
         }
+        let (speculated, adopted, dropped) = speculating(&source, oracle);
+        assert!(
+            adopted >= 2 && dropped >= 2,
+            "{key}: {adopted} adopted, {dropped} dropped"
+        );
+        assert_eq!(speculated.len(), one.len(), "{key}: speculating");
+        assert!(speculated == one, "{key}: speculating took another search");
     }
 }

@@ -59,15 +59,31 @@ impl Reducer {
     /// best). Reports of stale or unknown ids are ignored (and return false); an id
     /// that is not a non-negative integer throws `invalid-argument`.
     pub fn report(&mut self, id: f64, interesting: bool) -> Result<bool, JsValue> {
-        // 2^53: beyond it a JS number no longer names one id.
-        const MAX_SAFE: f64 = 9_007_199_254_740_992.0;
-        if !((0.0..MAX_SAFE).contains(&id) && id.fract() == 0.0) {
-            return Err(code_error(
-                "invalid-argument",
-                &format!("invalid candidate id {id}"),
-            ));
-        }
-        Ok(self.inner.report(id as u64, interesting))
+        Ok(self.inner.report(candidate_id(id)?, interesting))
+    }
+
+    /// A copy of this reduction as it will be once the candidates `failed` are
+    /// reported uninteresting and then `accepted` interesting: propose from it while
+    /// the last of `failed` still runs. If they all fail, use the copy from then on
+    /// (and free this one); if one succeeds, free the copy and report here as usual.
+    /// Ids never repeat between the two. `undefined` if `accepted` is not out.
+    pub fn speculate(
+        &mut self,
+        failed: Vec<f64>,
+        accepted: f64,
+    ) -> Result<Option<Reducer>, JsValue> {
+        let failed = failed
+            .into_iter()
+            .map(candidate_id)
+            .collect::<Result<Vec<_>, _>>()?;
+        let copy = self.inner.speculate(&failed, candidate_id(accepted)?);
+        Ok(copy.map(|inner| Reducer { inner }))
+    }
+
+    /// Goes on as `copy`, a copy from `speculate` whose assumptions all held; `copy`
+    /// is consumed.
+    pub fn adopt(&mut self, copy: Reducer) {
+        self.inner = copy.inner;
     }
 
     /// The current best program (the smallest interesting one once done).
@@ -134,6 +150,20 @@ pub fn list_sites(source: &str, rewrite: &str) -> Result<JsSites, JsValue> {
 #[wasm_bindgen(js_name = applySite)]
 pub fn apply_site(source: &str, rewrite: &str, index: u32) -> Result<String, JsValue> {
     autodd_core::apply_site(source, rewrite, index as usize).map_err(core_error)
+}
+
+/// A candidate id from JS: a non-negative integer below 2^53 (beyond it a JS number
+/// no longer names one id).
+fn candidate_id(id: f64) -> Result<u64, JsValue> {
+    const MAX_SAFE: f64 = 9_007_199_254_740_992.0;
+    if (0.0..MAX_SAFE).contains(&id) && id.fract() == 0.0 {
+        Ok(id as u64)
+    } else {
+        Err(code_error(
+            "invalid-argument",
+            &format!("invalid candidate id {id}"),
+        ))
+    }
 }
 
 fn to_js<T: Serialize>(value: T) -> Result<JsValue, JsValue> {
