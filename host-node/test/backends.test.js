@@ -184,9 +184,12 @@ for (const name of BACKENDS) {
 
     if (name === 'runner') {
       test('a worker that dies is replaced', async () => {
-        const r = await run(
-          'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(5)',
-        );
+        const pending = run('import time\ntime.sleep(5)');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const runner = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (backend);
+        for (const worker of runner.workers)
+          if (worker?.current) process.kill(Number(worker.proc.pid), 'SIGKILL');
+        const r = await pending;
         assert.equal(r.found, false);
         assert.equal(r.outcome, 'crashed');
         assert.equal((await run(`print("${MSG}")`)).found, true);
@@ -201,6 +204,54 @@ for (const name of BACKENDS) {
     }
   });
 }
+
+describe('runner backend: the zygote', { skip: process.platform !== 'linux' && 'Linux only' }, () => {
+  const MSG = 'BOOM-44';
+  /** @type {Workspace} */
+  let workspace;
+  /** @type {import('../src/backends/index.js').Backend} */
+  let backend;
+  before(async () => {
+    workspace = await Workspace.create({ python: 'python3', jobs: 1 });
+    backend = createBackend('runner', { workspace, needle: MSG, timeoutMs: 4000, jobs: 1 });
+  });
+  after(async () => {
+    await backend.close();
+    workspace.close();
+  });
+
+  test('candidates are forked by a zygote, not by the worker; if it dies the worker forks them', async () => {
+    // The parent of a candidate, and that process's parent.
+    const parents = `import os
+def parent(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+print("${MSG}", os.getppid(), parent(os.getppid()))
+`;
+    const chain = async () => {
+      const r = await backend.run(parents);
+      assert.equal(r.found, true, r.stderrTail);
+      const [forker, above] = r.stdoutTail.trim().split(' ').slice(1).map(Number);
+      return { forker, above };
+    };
+    const first = await chain();
+    const runner = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (backend);
+    const worker = /** @type {NonNullable<(typeof runner.workers)[0]>} */ (runner.workers[0]);
+    assert.equal(first.above, worker.proc.pid, 'the zygote is a child of the worker');
+    assert.deepEqual(await chain(), first, 'the same zygote forks every candidate');
+
+    // A candidate that kills the zygote and then dies of a signal: its status went
+    // with the zygote, yet the run ends, as killed.
+    const r = await backend.run(
+      'import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(0.2)\nos.kill(os.getpid(), signal.SIGSEGV)',
+    );
+    assert.equal(r.found, false);
+    assert.equal(r.outcome, 'signaled');
+    const after = await chain();
+    assert.equal(after.forker, worker.proc.pid, 'the worker forks candidates itself now');
+    assert.equal((await backend.run(`print("${MSG}")`)).found, true);
+  });
+});
 
 describe('runner backend: stuck candidates', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
   const MSG = 'BOOM-43';
