@@ -76,6 +76,8 @@ async def h():
 DRAIN_SECONDS = 0.5
 # Without pidfd support, how often to look whether the child has exited.
 POLL_SECONDS = 0.05
+# How often the zygote reaps its children even if no SIGCHLD woke it.
+REAP_SECONDS = 0.05
 
 
 class Capture:
@@ -463,9 +465,11 @@ class Zygote:
         theirs.close()
         self.fallback = Forks(control)
         self.dead = False
-        # The children it started and still watched, and their statuses as they come.
+        # The children it started whose status is still wanted; the statuses that
+        # came in; the children whose status is not wanted (they said they were done).
         self.watched = set()
         self.statuses = {}
+        self.left = set()
 
     @staticmethod
     def available():
@@ -498,11 +502,14 @@ class Zygote:
         return self.fallback.spawn(path, out_w, err_w, done_w, closing)
 
     def note(self, message):
-        """Keeps a reaped child's status if it is still watched."""
+        """Keeps a reaped child's status unless it is not wanted (the zygote sends it
+        after the pid, but the order is not relied on)."""
         kind, _, rest = message.partition(b" ")
         if kind == b"x":
             pid, status = (int(x) for x in rest.split())
-            if pid in self.watched:
+            if pid in self.left:
+                self.left.discard(pid)
+            else:
                 self.statuses[pid] = status
 
     def watch(self, pid):
@@ -550,8 +557,10 @@ class Zygote:
     def leave(self, pid):
         if pid not in self.watched:
             self.fallback.leave(pid)
+            return
         self.watched.discard(pid)
-        self.statuses.pop(pid, None)
+        if self.statuses.pop(pid, None) is None:
+            self.left.add(pid)
 
 
 class ForkFailed(OSError):
@@ -568,46 +577,62 @@ def exited(pid):
 
 
 def serve(sock):
-    """The zygote's loop: a fork per request, a status line per reaped child."""
-
-    def reaped(signum, frame):
+    """The zygote's loop: a fork per request, a status line per reaped child (always
+    after the line with its pid)."""
+    # SIGCHLD only wakes the wait below; the reaping is done in the loop (and at
+    # least every REAP_SECONDS, should a wake-up be lost).
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+    sel = selectors.DefaultSelector()
+    sel.register(sock, selectors.EVENT_READ, "request")
+    sel.register(wake_r, selectors.EVENT_READ, "wake")
+    while True:
         while True:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
-                return
+                break
             if pid == 0:
-                return
+                break
             sock.send(b"x %d %d" % (pid, status))
-
-    signal.signal(signal.SIGCHLD, reaped)
-    while True:
-        message, fds, _, _ = socket.recv_fds(sock, 4096, 3)
-        if not message:
-            return
-        if len(fds) != 3:
+        for key, _ in sel.select(REAP_SECONDS):
+            if key.data == "wake":
+                try:
+                    while os.read(wake_r, 512):
+                        pass
+                except BlockingIOError:
+                    pass
+                continue
+            message, fds, _, _ = socket.recv_fds(sock, 4096, 3)
+            if not message:
+                return
+            if len(fds) != 3:
+                for fd in fds:
+                    os.close(fd)
+                sock.send(b"e bad request")
+                continue
+            try:
+                pid = os.fork()
+            except OSError as exc:
+                pid = None
+                sock.send(b"e %s" % str(exc).encode())
+            if pid == 0:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                out_w, err_w, done_w = fds
+                closing = [sock.fileno(), wake_r, wake_w, sel.fileno()]
+                child(os.fsdecode(message), out_w, err_w, done_w, closing)
+            if pid is not None:
+                try:
+                    os.setpgid(pid, pid)
+                except OSError:
+                    pass
+                sock.send(b"p %d" % pid)
             for fd in fds:
                 os.close(fd)
-            sock.send(b"e bad request")
-            continue
-        out_w, err_w, done_w = fds
-        try:
-            pid = os.fork()
-        except OSError as exc:
-            for fd in fds:
-                os.close(fd)
-            sock.send(b"e %s" % str(exc).encode())
-            continue
-        if pid == 0:
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            child(os.fsdecode(message), out_w, err_w, done_w, [sock.fileno()])
-        try:
-            os.setpgid(pid, pid)
-        except OSError:
-            pass
-        for fd in fds:
-            os.close(fd)
-        sock.send(b"p %d" % pid)
 
 
 def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=None):

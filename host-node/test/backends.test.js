@@ -240,6 +240,14 @@ print("${MSG}", os.getppid(), parent(os.getppid()))
     assert.equal(first.above, worker.proc.pid, 'the zygote is a child of the worker');
     assert.deepEqual(await chain(), first, 'the same zygote forks every candidate');
 
+    // A child that exits at once may be reaped (and reported) before the zygote has
+    // even said its pid; its status must not be lost.
+    for (let i = 0; i < 40; i++) {
+      const quick = await backend.run('import os\nos._exit(3)');
+      assert.equal(quick.outcome, 'exited');
+      assert.equal(quick.exitCode, 3);
+    }
+
     // A candidate that kills the zygote and then dies of a signal: its status went
     // with the zygote, yet the run ends, as killed.
     const r = await backend.run(
@@ -250,6 +258,41 @@ print("${MSG}", os.getppid(), parent(os.getppid()))
     const after = await chain();
     assert.equal(after.forker, worker.proc.pid, 'the worker forks candidates itself now');
     assert.equal((await backend.run(`print("${MSG}")`)).found, true);
+  });
+});
+
+describe('runner backend: quick runs and cancellations', () => {
+  test('every run ends with its own verdict, two streams at once, some cancelled', async () => {
+    const MSG = 'BOOM-45';
+    const workspace = await Workspace.create({ python: 'python3', jobs: 2 });
+    const backend = createBackend('runner', { workspace, needle: MSG, timeoutMs: 2000, jobs: 2 });
+    // A status lost on the way from the zygote to the worker would leave a run
+    // waiting until the host gives up on its worker (outcome `timeout`).
+    const programs = [
+      `print("${MSG}")`,
+      'import os\nos._exit(3)',
+      'raise ValueError("x")',
+      'print(sum(range(9999)))',
+    ];
+    let random = 12345;
+    const next = () => (random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const stream = async (/** @type {number} */ k) => {
+      for (let i = 0; i < 800; i++) {
+        const controller = new AbortController();
+        const pending = backend.run(programs[(i + k) % programs.length], { signal: controller.signal });
+        const roll = next();
+        if (roll < 0.2) controller.abort();
+        else if (roll < 0.5) setTimeout(() => controller.abort(), next() * 4);
+        const r = await pending;
+        assert.ok(['exited', 'cancelled'].includes(r.outcome), `run ${i}: ${r.outcome}`);
+      }
+    };
+    try {
+      await Promise.all([stream(0), stream(1)]);
+    } finally {
+      await backend.close();
+      workspace.close();
+    }
   });
 });
 
