@@ -169,9 +169,10 @@ export interface ReducePythonOptions {
   lookahead?: boolean;
   /**
    * With several jobs, while a success waits on an earlier candidate that still runs
-   * (often one that hangs until its time limit), run candidates proposed by a copy of
-   * the engine in which the earlier one failed; the copy takes over if it did, and is
-   * dropped if it succeeded. It changes nothing in the search. Default true.
+   * (often one that hangs until its time limit), or a phase's end waits on the
+   * candidates out, run candidates proposed by a copy of the engine in which those
+   * failed; the copy takes over if they did, and is dropped if one succeeded. It
+   * changes nothing in the search. Default true.
    */
   speculate?: boolean;
   /**

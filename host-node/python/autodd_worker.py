@@ -366,7 +366,9 @@ def run(control, forker, request, needle):
     readers = {out_r: out, err_r: err}
     killed, status = supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at)
     result = done(job_id, needle, out=out, err=err, killed=killed)
-    if os.WIFSIGNALED(status):
+    if status is None:  # cancelled
+        pass
+    elif os.WIFSIGNALED(status):
         result["signal"] = os.WTERMSIG(status)
     elif os.WIFEXITED(status):
         result["exitCode"] = os.WEXITSTATUS(status)
@@ -639,7 +641,8 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
     """Reads the child's output until it says it is done (on `done_r`; then the output
     still in the pipes is read and the child is left to exit), or until it exits (or
     is killed) and its pipes close. From `stuck_at` on, probes it for being stuck
-    (see Stuck). Returns how it was killed, if it was, and its wait status."""
+    (see Stuck). Returns how it was killed, if it was, and its wait status (None
+    for a cancelled candidate: it is killed and left to exit)."""
     sel = selectors.DefaultSelector()
     for fd, capture in readers.items():
         sel.register(fd, selectors.EVENT_READ, capture)
@@ -653,10 +656,9 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
     status = None
     drain_until = None
     stuck = Stuck(pid) if stuck_at is not None else None
-    if control.eof or is_cancel(control.pending(), job_id):
-        kill_group(pid)
-        killed = "cancelled"
     try:
+        if control.eof or is_cancel(control.pending(), job_id):
+            return cancel(forker, pid)
         while True:
             now = time.monotonic()
             if status is None:
@@ -713,8 +715,7 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
                         and status is None
                         and killed is None
                     ):
-                        kill_group(pid)
-                        killed = "cancelled"
+                        return cancel(forker, pid)
                 else:
                     chunk = os.read(key.fd, 65536)
                     if chunk:
@@ -729,6 +730,14 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
         os.close(done_r)
         forker.unwatch(watched)
         sel.close()
+
+
+def cancel(forker, pid):
+    """Kills a candidate whose verdict is no longer wanted, without waiting for it to
+    go: the worker is free for the next candidate at once."""
+    kill_group(pid)
+    forker.leave(pid)
+    return "cancelled", None
 
 
 def own_status(said, pid):

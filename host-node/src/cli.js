@@ -36,9 +36,9 @@ Options:
                        timeout) run to its time limit instead of killing it
   --no-lookahead       propose a candidate only when a run slot is free (by default
                        the next one is proposed while the current ones run)
-  --no-speculation     -j N: while a success waits on an earlier candidate, leave
-                       the other slots idle (by default they run candidates that
-                       assume the earlier one fails)
+  --no-speculation     -j N: while a success or a phase's end waits on earlier
+                       candidates, leave the other slots idle (by default they run
+                       candidates that assume the earlier ones fail)
   --reference-rewrites only the rewrites of python -m tilelang.autodd (comparisons)
   --no-memory          restart the search's probabilities after every accepted
                        candidate, as plain PDD does (comparisons)

@@ -63,8 +63,8 @@ const STUCK_MARGIN_MS = 20;
  * @property {boolean} [lookahead] propose the next candidate while the current ones run,
  *   so the engine's time overlaps them (default true; false for comparisons)
  * @property {boolean} [speculate] with several jobs, while a success waits on an earlier
- *   candidate still running, run candidates that assume the earlier one fails
- *   (default true; false leaves the slots idle, for comparisons)
+ *   candidate still running, or a phase's end on the candidates out, run candidates
+ *   that assume those fail (default true; false leaves the slots idle, for comparisons)
  * @property {(run: RunRecord) => void} [onRun] after each candidate's run (not for
  *   runs cancelled because another candidate was accepted)
  * @property {import('./reduce.js').ReducerOptions} [engine] engine options

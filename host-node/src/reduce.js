@@ -39,8 +39,8 @@ import { loadEngine } from './engine.js';
  * @property {boolean} [lookahead] propose the next candidate while the current ones run
  *   (default true; false proposes only when a slot is free, for comparisons)
  * @property {boolean} [speculate] when a success waits on an earlier candidate still
- *   running, go on from a copy of the engine in which that one failed (default true;
- *   false waits, for comparisons)
+ *   running, or a phase's end on the candidates out, go on from a copy of the engine
+ *   in which those failed (default true; false waits, for comparisons)
  * @property {(progress: Progress) => void} [onProgress] after each verdict
  * @property {(best: string, step: AcceptedStep) => Promise<void> | void} [onAccept]
  *   after each accepted candidate, before the next verdict is reported
@@ -110,7 +110,9 @@ export function createReducer(source, options) {
  * its acceptance waits on that earlier verdict, and anything proposed meanwhile from
  * the current best would go stale. Instead the engine makes a copy in which the
  * earlier candidates failed and the success was accepted (`speculate`), and the
- * free slots run candidates proposed by the copy. When the earlier candidates do
+ * free slots run candidates proposed by the copy. The same goes for a phase's end,
+ * where the engine proposes nothing until every verdict is in: the copy assumes the
+ * candidates out all fail. When the earlier candidates do
  * fail, as most do, the copy takes over (`adopt`) with its verdicts already in;
  * when one succeeds instead, the copy and its candidates are dropped. Either way the
  * search is the one `-j 1` makes.
@@ -151,9 +153,11 @@ export async function drive(
   /** @type {Line} */
   const main = { reducer, order: [] };
   /**
-   * The speculative line, while `success` waits on earlier candidates of `main`: its
-   * reducer is a copy in which they failed and `success` was accepted.
-   * @type {{ line: Line, success: Entry, accepted: { best: string, bytes: number, lines: number }, held: Held[] } | undefined}
+   * The speculative line, while `success` waits on earlier candidates of `main` (its
+   * reducer is a copy in which they failed and `success` was accepted), or while the
+   * main line waits at a phase's end for the verdicts of all its candidates out
+   * (`success` undefined: a copy in which they all failed).
+   * @type {{ line: Line, success?: Entry, accepted?: { best: string, bytes: number, lines: number }, held: Held[] } | undefined}
    */
   let spec;
   /**
@@ -242,8 +246,8 @@ export async function drive(
     for (const entry of main.order) entry.line = main;
     for (const entry of inflight.keys()) if (entry.line === s.line) entry.line = main;
     if (ahead?.line === s.line) ahead.line = main;
-    // The heads were reported (as failures) as their verdicts came in.
-    await progressed(s.accepted.best, stepOf(s.success, s.accepted));
+    // The candidates assumed to fail were reported as their verdicts came in.
+    if (s.success && s.accepted) await progressed(s.accepted.best, stepOf(s.success, s.accepted));
     for (const { entry, accepted } of s.held) {
       await progressed(accepted?.best, accepted && stepOf(entry, accepted));
     }
@@ -284,6 +288,8 @@ export async function drive(
       }
       if (line === main) await progressed(size?.best, size && stepOf(entry, size));
       else spec?.held.push({ entry, accepted: size });
+      // At a phase's end, every candidate the copy assumed to fail did.
+      if (line === main && spec && !spec.success && main.order.length === 0) await adopt();
     }
   };
   /**
@@ -316,6 +322,20 @@ export async function drive(
     };
   };
 
+  /**
+   * The main line has nothing to propose until its candidates out are all judged
+   * (a phase's end): go on from a copy in which they all failed.
+   */
+  const speculateAtPhaseEnd = () => {
+    if (!speculate || spec || main.order.length === 0) return false;
+    if (main.order.some((entry) => entry.verdict === true)) return false;
+    const failed = main.order.map((entry) => entry.candidate.id);
+    const copy = timed(() => reducer.speculate(failed, undefined));
+    if (!copy) return false;
+    spec = { line: { reducer: copy, order: [] }, held: [] };
+    return true;
+  };
+
   try {
     while (!signal?.aborted) {
       const line = spec?.line ?? main;
@@ -323,12 +343,17 @@ export async function drive(
       // likely be accepted, which would make anything started now stale: wait
       // instead (a run that hangs holds it up to the time limit).
       const successWaits = line.order.some((entry) => entry.verdict === true);
+      let drained = false;
       while (inflight.size < jobs && !successWaits) {
         const candidate = ahead?.line === line ? ahead.candidate : timed(() => line.reducer.nextCandidate());
         ahead = undefined;
-        if (!candidate) break;
+        if (!candidate) {
+          drained = true;
+          break;
+        }
         dispatch(candidate, line);
       }
+      if (drained && line === main && inflight.size < jobs && speculateAtPhaseEnd()) continue;
       // Nothing in flight and nothing to propose: the engine is done.
       if (inflight.size === 0) break;
       if (lookahead && !ahead && !successWaits) {

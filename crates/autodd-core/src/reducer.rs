@@ -430,20 +430,24 @@ impl Reducer {
     }
 
     /// This reduction as it will be once the candidates `failed` are reported
-    /// uninteresting and then `accepted` interesting, in that order: what a host
-    /// running several candidates at once proposes from while an earlier candidate
-    /// (one of `failed`) still runs behind a success. Should every one of `failed`
-    /// indeed fail, the copy is exactly this reduction after those reports and goes
-    /// on in its place; should one succeed, the copy is dropped. The copy numbers its
-    /// candidates on from this one's, and this one skips past them, so an id never
-    /// names two candidates. `None` if `accepted` is not out or is not accepted.
-    pub fn speculate(&mut self, failed: &[u64], accepted: u64) -> Option<Reducer> {
+    /// uninteresting and then `accepted` (if any) interesting, in that order: what a
+    /// host running several candidates at once proposes from while one of `failed`
+    /// still runs, either behind a success that waits on it or at a phase's end
+    /// (where [`Reducer::next_candidate`] waits for every verdict). Should every one
+    /// of `failed` indeed fail, the copy is exactly this reduction after those
+    /// reports and goes on in its place; should one succeed, the copy is dropped. The
+    /// copy numbers its candidates on from this one's, and this one skips past them,
+    /// so an id never names two candidates. `None` if `accepted` is not out or is not
+    /// accepted.
+    pub fn speculate(&mut self, failed: &[u64], accepted: Option<u64>) -> Option<Reducer> {
         let mut copy = self.clone();
         for &id in failed {
             copy.report(id, false);
         }
-        if !copy.report(accepted, true) {
-            return None;
+        if let Some(id) = accepted {
+            if !copy.report(id, true) {
+                return None;
+            }
         }
         // Ids the copy may hand out are never reused here.
         copy.next_id = self.next_id;

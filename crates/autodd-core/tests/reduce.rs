@@ -364,9 +364,9 @@ fn two_candidates_at_once_reach_an_equally_small_result_in_about_as_many_verdict
 }
 
 /// Drives a reduction two candidates at a time, the first of each pair pretending to
-/// be slow: when the second succeeds first, it goes on from a speculative copy (up to
-/// three candidates) until the first's verdict arrives, then adopts the copy or drops
-/// it, as the Node host does. Returns the reported sources with their verdicts, as
+/// be slow: when the second succeeds first, or there is no second (a phase's end),
+/// it goes on from a speculative copy (up to three candidates) until the first's
+/// verdict arrives, then adopts the copy or drops it, as the Node host does. Returns the reported sources with their verdicts, as
 /// one-at-a-time reporting would have seen them, and how often the copy was adopted
 /// and dropped.
 fn speculating(source: &str, oracle: impl Fn(&str) -> bool) -> (Vec<(String, bool)>, usize, usize) {
@@ -382,19 +382,24 @@ fn speculating(source: &str, oracle: impl Fn(&str) -> bool) -> (Vec<(String, boo
         if let Some(s) = &second {
             assert!(ids.insert(s.id), "id {} handed out twice", s.id);
         }
-        let (Some(second), true) = (second.clone(), second_succeeds) else {
-            // No success behind the first: plain reports in order (a second is
-            // stale once the first is accepted).
-            reported.push((first.source, first_verdict));
-            let accepted = reducer.report(first.id, first_verdict);
-            if let (Some(s), false) = (second, accepted) {
-                reported.push((s.source, false));
-                reducer.report(s.id, false);
+        let accepted = match (&second, second_succeeds) {
+            (Some(s), true) => Some(s.id),
+            // At a phase's end the engine waits for the first's verdict: go on from
+            // a copy in which it failed.
+            (None, _) => None,
+            (Some(s), false) => {
+                // A failed second: plain reports in order (the second is stale once
+                // the first is accepted).
+                reported.push((first.source, first_verdict));
+                if !reducer.report(first.id, first_verdict) {
+                    reported.push((s.source.clone(), false));
+                    reducer.report(s.id, false);
+                }
+                continue;
             }
-            continue;
         };
         let mut copy = reducer
-            .speculate(&[first.id], second.id)
+            .speculate(&[first.id], accepted)
             .expect("the second is out and accepted");
         let mut ahead = Vec::new();
         for _ in 0..3 {
@@ -412,7 +417,9 @@ fn speculating(source: &str, oracle: impl Fn(&str) -> bool) -> (Vec<(String, boo
             assert!(reducer.report(first.id, true));
         } else {
             adopted += 1;
-            reported.push((second.source, true));
+            if let Some(second) = second {
+                reported.push((second.source, true));
+            }
             reported.extend(ahead);
             reducer = copy;
         }

@@ -63,20 +63,22 @@ impl Reducer {
     }
 
     /// A copy of this reduction as it will be once the candidates `failed` are
-    /// reported uninteresting and then `accepted` interesting: propose from it while
-    /// the last of `failed` still runs. If they all fail, use the copy from then on
-    /// (and free this one); if one succeeds, free the copy and report here as usual.
-    /// Ids never repeat between the two. `undefined` if `accepted` is not out.
+    /// reported uninteresting and then `accepted` (if given) interesting: propose
+    /// from it while one of `failed` still runs (behind a success, or at a phase's
+    /// end, where `nextCandidate` waits for every verdict). If they all fail, `adopt`
+    /// the copy; if one succeeds, free the copy and report here as usual. Ids never
+    /// repeat between the two. `undefined` if `accepted` is not out.
     pub fn speculate(
         &mut self,
         failed: Vec<f64>,
-        accepted: f64,
+        accepted: Option<f64>,
     ) -> Result<Option<Reducer>, JsValue> {
         let failed = failed
             .into_iter()
             .map(candidate_id)
             .collect::<Result<Vec<_>, _>>()?;
-        let copy = self.inner.speculate(&failed, candidate_id(accepted)?);
+        let accepted = accepted.map(candidate_id).transpose()?;
+        let copy = self.inner.speculate(&failed, accepted);
         Ok(copy.map(|inner| Reducer { inner }))
     }
 
