@@ -112,10 +112,9 @@ export function createReducer(source, options) {
  * earlier candidates failed and the success was accepted (`speculate`), and the
  * free slots run candidates proposed by the copy. The same goes for a phase's end,
  * where the engine proposes nothing until every verdict is in: the copy assumes the
- * candidates out all fail. When the earlier candidates do
- * fail, as most do, the copy takes over (`adopt`) with its verdicts already in;
- * when one succeeds instead, the copy and its candidates are dropped. Either way the
- * search is the one `-j 1` makes.
+ * candidates out all fail. When they do fail, as most do, the copy takes over
+ * (`adopt`) with its verdicts already in; when one succeeds instead, the copy and
+ * its candidates are dropped. Either way the search is the one `-j 1` makes.
  * @param {Reducer} reducer
  * @param {DriveOptions} options
  * @returns {Promise<DriveResult>}
