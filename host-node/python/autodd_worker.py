@@ -76,8 +76,6 @@ async def h():
 DRAIN_SECONDS = 0.5
 # Without pidfd support, how often to look whether the child has exited.
 POLL_SECONDS = 0.05
-# How often the zygote reaps its children even if no SIGCHLD woke it.
-REAP_SECONDS = 0.05
 
 
 class Capture:
@@ -445,10 +443,14 @@ class Zygote:
     page fault and a copy: about 0.4 ms of CPU per candidate, beside the child's run
     on a second core, or competing with it.
 
-    The worker sends the zygote the child's three pipe ends (SCM_RIGHTS) and the
-    program's path; the zygote forks and answers with the pid, and reports the wait
-    status of each child it reaps. Linux only. Should the zygote die, candidates
-    are forked from the worker again (`Forks`).
+    Requests and answers, one datagram each:
+      worker  "f PATH" with the child's three pipe ends (SCM_RIGHTS)
+      zygote  "p PID" (forked) or "e MESSAGE" (could not fork)
+      worker  "w PID", once the child has exited without saying it was done
+      zygote  "x PID STATUS"
+    The worker learns of an exit from a pidfd, so the zygote is woken only by
+    requests: it reaps the children nobody asked about before each fork. Linux only.
+    Should the zygote die, candidates are forked from the worker again (`Forks`).
     """
 
     def __init__(self, control):
@@ -467,11 +469,11 @@ class Zygote:
         theirs.close()
         self.fallback = Forks(control)
         self.dead = False
-        # The children it started whose status is still wanted; the statuses that
-        # came in; the children whose status is not wanted (they said they were done).
-        self.watched = set()
-        self.statuses = {}
-        self.left = set()
+        # The children it started, still running or not yet asked about; those whose
+        # pidfd said they exited.
+        self.mine = set()
+        self.gone = set()
+        self.watching = None
 
     @staticmethod
     def available():
@@ -481,160 +483,118 @@ class Zygote:
             and hasattr(os, "pidfd_open")
         )
 
-    def spawn(self, path, out_w, err_w, done_w, closing):
+    def ask(self, request, fds=()):
+        """Sends a request and returns the answer; None once the zygote is gone."""
         if not self.dead:
             try:
-                socket.send_fds(self.sock, [os.fsencode(path)], [out_w, err_w, done_w])
-                while True:
-                    message = self.sock.recv(256)
-                    if not message:
-                        break
-                    kind, _, rest = message.partition(b" ")
-                    if kind == b"p":
-                        pid = int(rest)
-                        self.watched.add(pid)
-                        return pid
-                    if kind == b"e":
-                        raise ForkFailed(rest.decode("utf-8", "replace"))
-                    self.note(message)
-            except (ConnectionError, ValueError):
+                socket.send_fds(self.sock, [request], list(fds))
+                answer = self.sock.recv(256)
+                if answer:
+                    return answer
+            except OSError:
                 pass
             self.dead = True
             self.sock.close()
-        return self.fallback.spawn(path, out_w, err_w, done_w, closing)
+        return None
 
-    def note(self, message):
-        """Keeps a reaped child's status unless it is not wanted (the zygote sends it
-        after the pid, but the order is not relied on)."""
-        kind, _, rest = message.partition(b" ")
-        if kind == b"x":
-            pid, status = (int(x) for x in rest.split())
-            if pid in self.left:
-                self.left.discard(pid)
-            else:
-                self.statuses[pid] = status
+    def spawn(self, path, out_w, err_w, done_w, closing):
+        answer = self.ask(b"f " + os.fsencode(path), [out_w, err_w, done_w])
+        if answer is None:
+            return self.fallback.spawn(path, out_w, err_w, done_w, closing)
+        kind, _, rest = answer.partition(b" ")
+        if kind != b"p":
+            raise ForkFailed(rest.decode("utf-8", "replace"))
+        pid = int(rest)
+        self.mine.add(pid)
+        return pid
 
     def watch(self, pid):
-        if pid not in self.watched:
+        if pid not in self.mine:
             return self.fallback.watch(pid)
-        # The status comes on the socket; the pidfd (the child is not ours to wait
-        # for, but its exit still shows) covers a zygote that died meanwhile.
-        fds = [] if self.dead else [(self.sock.fileno(), "zygote")]
-        try:
-            fds.append((os.pidfd_open(pid), "exit"))
-        except OSError:
-            pass
-        return fds, None
+        # Not ours to wait for, but its exit still shows on a pidfd.
+        self.watching = pid
+        return [(os.pidfd_open(pid), "exit")], None
 
     def unwatch(self, fds):
-        for fd, data in fds:
-            if data == "exit":
-                os.close(fd)
+        for fd, _ in fds:
+            os.close(fd)
 
     def ready(self, data):
-        if data == "exit":
-            return True
-        while True:
-            try:
-                message = self.sock.recv(256, socket.MSG_DONTWAIT)
-            except BlockingIOError:
-                return False
-            except OSError:
-                message = b""
-            if not message:
-                self.dead = True
-                return True
-            self.note(message)
+        # "exit": the pidfd has said all it will.
+        if self.watching in self.mine:
+            self.gone.add(self.watching)
+        return True
 
     def status(self, pid):
-        if pid not in self.watched:
+        if pid not in self.mine:
             return self.fallback.status(pid)
-        status = self.statuses.pop(pid, None)
-        if status is None and self.dead and exited(pid):
-            status = signal.SIGKILL  # how it ended went with the zygote
-        if status is not None:
-            self.watched.discard(pid)
-        return status
+        if pid not in self.gone:
+            return None
+        self.mine.discard(pid)
+        self.gone.discard(pid)
+        answer = self.ask(b"w %d" % pid)
+        if answer is None:
+            return signal.SIGKILL  # how it ended went with the zygote
+        return int(answer.split()[2])
 
     def leave(self, pid):
-        if pid not in self.watched:
+        if pid in self.mine:
+            # Reaped by the zygote before its next fork.
+            self.mine.discard(pid)
+            self.gone.discard(pid)
+        else:
             self.fallback.leave(pid)
-            return
-        self.watched.discard(pid)
-        if self.statuses.pop(pid, None) is None:
-            self.left.add(pid)
 
 
 class ForkFailed(OSError):
     """The zygote could not fork."""
 
 
-def exited(pid):
-    """Whether process `pid`, not a child of this one, has exited (a zombie counts)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except (OSError, IndexError):
-        return True
-
-
 def serve(sock):
-    """The zygote's loop: a fork per request, a status line per reaped child (always
-    after the line with its pid)."""
-    # SIGCHLD only wakes the wait below; the reaping is done in the loop (and at
-    # least every REAP_SECONDS, should a wake-up be lost).
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_r, False)
-    os.set_blocking(wake_w, False)
-    signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
-    signal.signal(signal.SIGCHLD, lambda signum, frame: None)
-    sel = selectors.DefaultSelector()
-    sel.register(sock, selectors.EVENT_READ, "request")
-    sel.register(wake_r, selectors.EVENT_READ, "wake")
+    """The zygote's loop: a fork per "f" request, a wait per "w" request (see Zygote)."""
     while True:
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
-            sock.send(b"x %d %d" % (pid, status))
-        for key, _ in sel.select(REAP_SECONDS):
-            if key.data == "wake":
-                try:
-                    while os.read(wake_r, 512):
-                        pass
-                except BlockingIOError:
-                    pass
-                continue
-            message, fds, _, _ = socket.recv_fds(sock, 4096, 3)
-            if not message:
-                return
-            if len(fds) != 3:
-                for fd in fds:
-                    os.close(fd)
-                sock.send(b"e bad request")
-                continue
-            try:
-                pid = os.fork()
-            except OSError as exc:
-                pid = None
-                sock.send(b"e %s" % str(exc).encode())
-            if pid == 0:
-                signal.set_wakeup_fd(-1)
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                out_w, err_w, done_w = fds
-                closing = [sock.fileno(), wake_r, wake_w, sel.fileno()]
-                child(os.fsdecode(message), out_w, err_w, done_w, closing)
-            if pid is not None:
-                try:
-                    os.setpgid(pid, pid)
-                except OSError:
-                    pass
-                sock.send(b"p %d" % pid)
+        message, fds, _, _ = socket.recv_fds(sock, 4096, 3)
+        if not message:
+            return
+        kind, _, rest = message.partition(b" ")
+        if kind == b"w":
             for fd in fds:
                 os.close(fd)
+            pid = int(rest)
+            try:
+                _, status = os.waitpid(pid, 0)
+            except ChildProcessError:
+                status = signal.SIGKILL
+            sock.send(b"x %d %d" % (pid, status))
+            continue
+        # The children that exited since, whose status nobody wants.
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        if kind != b"f" or len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            sock.send(b"e bad request")
+            continue
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            pid = None
+            sock.send(b"e %s" % str(exc).encode())
+        if pid == 0:
+            out_w, err_w, done_w = fds
+            child(os.fsdecode(rest), out_w, err_w, done_w, [sock.fileno()])
+        if pid is not None:
+            try:
+                os.setpgid(pid, pid)
+            except OSError:
+                pass
+            sock.send(b"p %d" % pid)
+        for fd in fds:
+            os.close(fd)
 
 
 def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=None):
@@ -690,7 +650,7 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
                 waits.append(drain_until - now)
             wait = max(min(waits), 0) if waits else None
             for key, _ in sel.select(wait):
-                if key.data in ("exit", "zygote"):
+                if key.data == "exit":
                     if forker.ready(key.data):
                         sel.unregister(key.fd)
                 elif key.data == "done":
