@@ -364,12 +364,11 @@ def run(control, forker, request, needle):
     readers = {out_r: out, err_r: err}
     killed, status = supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at)
     result = done(job_id, needle, out=out, err=err, killed=killed)
-    if status is None:  # cancelled
-        pass
-    elif os.WIFSIGNALED(status):
-        result["signal"] = os.WTERMSIG(status)
-    elif os.WIFEXITED(status):
-        result["exitCode"] = os.WEXITSTATUS(status)
+    if status is not None:  # None: cancelled, and left to exit
+        if os.WIFSIGNALED(status):
+            result["signal"] = os.WTERMSIG(status)
+        elif os.WIFEXITED(status):
+            result["exitCode"] = os.WEXITSTATUS(status)
     return result
 
 
@@ -554,8 +553,6 @@ def serve(sock):
     """The zygote's loop: a fork per "f" request, a wait per "w" request (see Zygote)."""
     while True:
         message, fds, _, _ = socket.recv_fds(sock, 4096, 3)
-        if not message:
-            return
         kind, _, rest = message.partition(b" ")
         if kind == b"w":
             for fd in fds:
@@ -567,13 +564,11 @@ def serve(sock):
                 status = signal.SIGKILL
             sock.send(b"x %d %d" % (pid, status))
             continue
-        # The children that exited since, whose status nobody wants.
-        while True:
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
-            except ChildProcessError:
-                break
+        # The children that exited since, whose status nobody asked for (a status
+        # is asked for before the next fork, so none is lost here).
+        reap_all()
+        if not message:
+            return
         if kind != b"f" or len(fds) != 3:
             for fd in fds:
                 os.close(fd)
@@ -595,6 +590,16 @@ def serve(sock):
             sock.send(b"p %d" % pid)
         for fd in fds:
             os.close(fd)
+
+
+def reap_all():
+    """Reaps every child that has exited, without waiting."""
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return
 
 
 def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=None):
