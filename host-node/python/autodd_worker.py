@@ -377,12 +377,12 @@ class Forks:
 
     def __init__(self, control):
         self.control = control
-        # Children that said they were done and are still exiting, to be reaped.
-        self.exiting = []
 
     def spawn(self, path, out_w, err_w, done_w, closing):
         """Forks a child running `path` with its output on the given pipes; its pid."""
-        self.reap()
+        # The children that exited since, whose status nobody asked for (a status is
+        # asked for before the next fork, so none is lost here).
+        reap_all()
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
         pid = os.fork()
@@ -406,13 +406,8 @@ class Forks:
                 pass
         return [], POLL_SECONDS
 
-    def unwatch(self, fds):
-        for fd, _ in fds:
-            os.close(fd)
-
-    def ready(self, data):
-        """A registered fd is readable; True if it no longer needs watching."""
-        return data == "exit"
+    def exited(self, pid):
+        """The fd from `watch` says `pid` exited."""
 
     def status(self, pid):
         """The wait status of `pid` if it has exited (then it is reaped), else None."""
@@ -420,17 +415,8 @@ class Forks:
         return wstatus if wpid == pid else None
 
     def leave(self, pid):
-        """`pid` said it is done and is exiting: reap it later."""
-        self.exiting.append(pid)
-
-    def reap(self):
-        for pid in list(self.exiting):
-            try:
-                if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                    continue
-            except ChildProcessError:
-                pass
-            self.exiting.remove(pid)
+        """`pid` said it is done and is exiting, or was cancelled: its status is not
+        wanted (it is reaped before the next fork)."""
 
 
 class Zygote:
@@ -472,7 +458,6 @@ class Zygote:
         # pidfd said they exited.
         self.mine = set()
         self.gone = set()
-        self.watching = None
 
     @staticmethod
     def available():
@@ -511,18 +496,11 @@ class Zygote:
         if pid not in self.mine:
             return self.fallback.watch(pid)
         # Not ours to wait for, but its exit still shows on a pidfd.
-        self.watching = pid
         return [(os.pidfd_open(pid), "exit")], None
 
-    def unwatch(self, fds):
-        for fd, _ in fds:
-            os.close(fd)
-
-    def ready(self, data):
-        # "exit": the pidfd has said all it will.
-        if self.watching in self.mine:
-            self.gone.add(self.watching)
-        return True
+    def exited(self, pid):
+        if pid in self.mine:
+            self.gone.add(pid)
 
     def status(self, pid):
         if pid not in self.mine:
@@ -537,12 +515,9 @@ class Zygote:
         return int(answer.split()[2])
 
     def leave(self, pid):
-        if pid in self.mine:
-            # Reaped by the zygote before its next fork.
-            self.mine.discard(pid)
-            self.gone.discard(pid)
-        else:
-            self.fallback.leave(pid)
+        # Reaped by the zygote (or the worker) before the next fork.
+        self.mine.discard(pid)
+        self.gone.discard(pid)
 
 
 class ForkFailed(OSError):
@@ -656,8 +631,8 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
             wait = max(min(waits), 0) if waits else None
             for key, _ in sel.select(wait):
                 if key.data == "exit":
-                    if forker.ready(key.data):
-                        sel.unregister(key.fd)
+                    forker.exited(pid)
+                    sel.unregister(key.fd)
                 elif key.data == "done":
                     chunk = os.read(done_r, 4096)
                     said += chunk
@@ -693,7 +668,8 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
         for fd in list(readers):
             os.close(fd)
         os.close(done_r)
-        forker.unwatch(watched)
+        for fd, _ in watched:
+            os.close(fd)
         sel.close()
 
 
