@@ -98,8 +98,14 @@ export function createReducer(source, options) {
  */
 
 /**
- * What a speculative line reported, held back until its assumptions prove true.
- * @typedef {{ entry: Entry, accepted?: { best: string, bytes: number, lines: number } }} Held
+ * The best program after an accept, with its size.
+ * @typedef {{ best: string, bytes: number, lines: number }} Best
+ */
+
+/**
+ * A verdict a speculative line reported (and what it accepted, if anything), held
+ * back until its assumptions prove true.
+ * @typedef {{ entry: Entry, accepted?: Best }} Held
  */
 
 /**
@@ -156,7 +162,7 @@ export async function drive(
    * reducer is a copy in which they failed and `success` was accepted), or while the
    * main line waits at a phase's end for the verdicts of all its candidates out
    * (`success` undefined: a copy in which they all failed).
-   * @type {{ line: Line, success?: Entry, accepted?: { best: string, bytes: number, lines: number }, held: Held[] } | undefined}
+   * @type {{ line: Line, success?: Required<Held>, held: Held[] } | undefined}
    */
   let spec;
   /**
@@ -225,7 +231,7 @@ export async function drive(
     }
     onProgress?.(progress);
   };
-  /** @param {Entry} entry @param {{ bytes: number, lines: number }} size @returns {AcceptedStep} */
+  /** @param {Entry} entry @param {Best} size @returns {AcceptedStep} */
   const stepOf = ({ candidate }, { bytes, lines }) => ({
     id: candidate.id,
     phase: candidate.phase,
@@ -235,6 +241,14 @@ export async function drive(
     lines,
     elapsedMs: 0,
   });
+
+  /** The best program of reducer `r`, with its size. @param {Reducer} r @returns {Best} */
+  const bestOf = (r) => {
+    const stats = timed(() => r.stats());
+    return { best: timed(() => r.best()), bytes: stats.bestBytes, lines: stats.bestLines };
+  };
+  /** The progress of one held verdict. @param {Held} held */
+  const release = ({ entry, accepted }) => progressed(accepted?.best, accepted && stepOf(entry, accepted));
 
   /** The speculation's assumptions held: its line becomes the main one. */
   const adopt = async () => {
@@ -246,10 +260,8 @@ export async function drive(
     for (const entry of inflight.keys()) if (entry.line === s.line) entry.line = main;
     if (ahead?.line === s.line) ahead.line = main;
     // The candidates assumed to fail were reported as their verdicts came in.
-    if (s.success && s.accepted) await progressed(s.accepted.best, stepOf(s.success, s.accepted));
-    for (const { entry, accepted } of s.held) {
-      await progressed(accepted?.best, accepted && stepOf(entry, accepted));
-    }
+    if (s.success) await release(s.success);
+    for (const held of s.held) await release(held);
   };
   /** An earlier candidate succeeded after all: the speculation is void. */
   const dropSpeculation = () => {
@@ -267,13 +279,13 @@ export async function drive(
     while (line.order.length > 0 && line.order[0].verdict !== undefined) {
       const entry = /** @type {Entry} */ (line.order.shift());
       const verdict = /** @type {boolean} */ (entry.verdict);
-      if (line === main && entry === spec?.success) {
+      if (line === main && entry === spec?.success?.entry) {
         // Every candidate before it failed: the speculation held.
         await adopt();
         continue;
       }
       const accepted = timed(() => line.reducer.report(entry.candidate.id, verdict));
-      /** @type {{ best: string, bytes: number, lines: number } | undefined} */
+      /** @type {Best | undefined} */
       let size;
       if (accepted) {
         // One of the candidates the speculation assumed to fail did not.
@@ -282,8 +294,7 @@ export async function drive(
         cancel(line.order);
         line.order = [];
         if (ahead?.line === line) ahead = undefined;
-        const stats = timed(() => line.reducer.stats());
-        size = { best: timed(() => line.reducer.best()), bytes: stats.bestBytes, lines: stats.bestLines };
+        size = bestOf(line.reducer);
       }
       if (line === main) await progressed(size?.best, size && stepOf(entry, size));
       else spec?.held.push({ entry, accepted: size });
@@ -292,35 +303,36 @@ export async function drive(
     }
   };
   /**
+   * Goes on from a copy of the engine in which the main line's candidates `failed`
+   * failed and `success`, if any, was accepted.
+   * @param {Entry[]} failed
+   * @param {Entry} [success]
+   * @returns {boolean} whether the copy was made
+   */
+  const startSpeculation = (failed, success) => {
+    const ids = failed.map((entry) => entry.candidate.id);
+    const copy = timed(() => reducer.speculate(ids, success?.candidate.id));
+    if (!copy) return false;
+    spec = {
+      line: { reducer: copy, order: [] },
+      success: success && { entry: success, accepted: bestOf(copy) },
+      held: [],
+    };
+    return true;
+  };
+  /**
    * A success of the main line waits on earlier candidates still running: go on
    * from a copy in which they failed.
    */
   const maybeSpeculate = () => {
     if (!speculate || spec) return;
     const at = main.order.findIndex((entry) => entry.verdict === true);
-    if (at <= 0) return;
-    const heads = main.order.slice(0, at);
-    const success = main.order[at];
-    const copy = timed(() =>
-      reducer.speculate(
-        heads.map((entry) => entry.candidate.id),
-        success.candidate.id,
-      ),
-    );
-    if (!copy) return;
+    if (at <= 0 || !startSpeculation(main.order.slice(0, at), main.order[at])) return;
     // Proposed on the assumption that the success fails: stale either way.
     cancel(main.order.slice(at + 1));
     main.order = main.order.slice(0, at + 1);
     if (ahead?.line === main) ahead = undefined;
-    const stats = timed(() => copy.stats());
-    spec = {
-      line: { reducer: copy, order: [] },
-      success,
-      accepted: { best: timed(() => copy.best()), bytes: stats.bestBytes, lines: stats.bestLines },
-      held: [],
-    };
   };
-
   /**
    * The main line has nothing to propose until its candidates out are all judged
    * (a phase's end): go on from a copy in which they all failed.
@@ -328,11 +340,7 @@ export async function drive(
   const speculateAtPhaseEnd = () => {
     if (!speculate || spec || main.order.length === 0) return false;
     if (main.order.some((entry) => entry.verdict === true)) return false;
-    const failed = main.order.map((entry) => entry.candidate.id);
-    const copy = timed(() => reducer.speculate(failed, undefined));
-    if (!copy) return false;
-    spec = { line: { reducer: copy, order: [] }, held: [] };
-    return true;
+    return startSpeculation(main.order);
   };
 
   try {
