@@ -207,19 +207,20 @@ for (const name of BACKENDS) {
 }
 
 /**
- * A runner backend of one job for the tests of a `describe` block: started before
- * them, closed after them.
+ * A runner backend for the tests of a `describe` block: started before them, closed
+ * after them.
  * @param {string} needle
+ * @param {{ jobs?: number, timeoutMs?: number }} [options] default 1 job, 4 s
  * @returns {{ backend: import('../src/backends/runner.js').RunnerBackend }}
  */
-function ownRunner(needle) {
+function ownRunner(needle, { jobs = 1, timeoutMs = 4000 } = {}) {
   const own = /** @type {{ backend: import('../src/backends/runner.js').RunnerBackend }} */ ({});
   /** @type {Workspace} */
   let workspace;
   before(async () => {
-    workspace = await Workspace.create({ python: 'python3', jobs: 1 });
+    workspace = await Workspace.create({ python: 'python3', jobs });
     own.backend = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (
-      createBackend('runner', { workspace, needle, timeoutMs: 4000, jobs: 1 })
+      createBackend('runner', { workspace, needle, timeoutMs, jobs })
     );
   });
   after(async () => {
@@ -274,10 +275,9 @@ print("${MSG}", os.getppid(), parent(os.getppid()))
 });
 
 describe('runner backend: quick runs and cancellations', () => {
+  const MSG = 'BOOM-45';
+  const own = ownRunner(MSG, { jobs: 2, timeoutMs: 2000 });
   test('every run ends with its own verdict, two streams at once, some cancelled', async () => {
-    const MSG = 'BOOM-45';
-    const workspace = await Workspace.create({ python: 'python3', jobs: 2 });
-    const backend = createBackend('runner', { workspace, needle: MSG, timeoutMs: 2000, jobs: 2 });
     // A status lost on the way from the zygote to the worker would leave a run
     // waiting until the host gives up on its worker (outcome `timeout`).
     const programs = [
@@ -291,7 +291,7 @@ describe('runner backend: quick runs and cancellations', () => {
     const stream = async (/** @type {number} */ k) => {
       for (let i = 0; i < 800; i++) {
         const controller = new AbortController();
-        const pending = backend.run(programs[(i + k) % programs.length], { signal: controller.signal });
+        const pending = own.backend.run(programs[(i + k) % programs.length], { signal: controller.signal });
         const roll = next();
         if (roll < 0.2) controller.abort();
         else if (roll < 0.5) setTimeout(() => controller.abort(), next() * 4);
@@ -299,12 +299,7 @@ describe('runner backend: quick runs and cancellations', () => {
         assert.ok(['exited', 'cancelled'].includes(r.outcome), `run ${i}: ${r.outcome}`);
       }
     };
-    try {
-      await Promise.all([stream(0), stream(1)]);
-    } finally {
-      await backend.close();
-      workspace.close();
-    }
+    await Promise.all([stream(0), stream(1)]);
   });
 });
 
