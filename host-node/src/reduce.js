@@ -130,8 +130,18 @@ export async function drive(
   { evaluate, jobs, lookahead = true, speculate = true, onProgress, onAccept, signal },
 ) {
   const started = performance.now();
-  /** @type {Map<Entry, Promise<{ entry: Entry, verdict?: boolean, error?: unknown }>>} */
+  /** @typedef {{ entry: Entry, verdict?: boolean, error?: unknown }} Settled */
+  /** @type {Map<Entry, Promise<void>>} */
   const inflight = new Map();
+  /**
+   * Runs that are over and not yet taken in, in the order they ended. The loop takes
+   * them all in before it starts anything, so a success that ended at the same time
+   * as a failure is never missed by the decision to start the next candidate.
+   * @type {Settled[]}
+   */
+  const finished = [];
+  /** Wakes the loop when a run ends. @type {(() => void) | undefined} */
+  let wake;
   /** @type {AcceptedStep[]} */
   const steps = [];
   let tried = 0;
@@ -189,8 +199,10 @@ export async function drive(
         (verdict) => ({ entry, verdict: verdict === true }),
         (error) => ({ entry, error }),
       )
-      .finally(() => {
+      .then((/** @type {Settled} */ result) => {
         running -= 1;
+        finished.push(result);
+        wake?.();
       });
     inflight.set(entry, settled);
     line.order.push(entry);
@@ -372,16 +384,20 @@ export async function drive(
         }
       }
 
-      const settled = await Promise.race([aborted, ...inflight.values()]);
-      if (!settled) break;
-      const { entry } = settled;
-      inflight.delete(entry);
-      if (settled.error !== undefined) throw settled.error;
-      // A stale candidate was cancelled: its verdict means nothing.
-      if (entry.stale) continue;
-      entry.verdict = Boolean(settled.verdict);
-      await report(entry.line);
-      maybeSpeculate();
+      if (finished.length === 0) {
+        await Promise.race([aborted, new Promise((resolve) => (wake = () => resolve(undefined)))]);
+        wake = undefined;
+      }
+      if (signal?.aborted) break;
+      for (const { entry, verdict, error } of finished.splice(0)) {
+        inflight.delete(entry);
+        if (error !== undefined) throw error;
+        // A stale candidate was cancelled: its verdict means nothing.
+        if (entry.stale) continue;
+        entry.verdict = Boolean(verdict);
+        await report(entry.line);
+        maybeSpeculate();
+      }
     }
   } finally {
     await cancelAll();
