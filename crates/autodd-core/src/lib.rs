@@ -9,6 +9,7 @@ mod apply;
 mod clean;
 pub mod error;
 pub mod freeze;
+pub mod hash;
 pub mod parse;
 pub mod phase;
 pub mod reducer;

@@ -6,7 +6,6 @@
 //! ones fail, as one shared generator. When one is accepted, every other candidate
 //! still out is stale and its report is ignored.
 
-use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
 use serde::Serialize;
@@ -15,6 +14,7 @@ use crate::apply::apply_sites;
 use crate::clean::clean_module;
 use crate::error::{Error, ErrorCode};
 use crate::freeze;
+use crate::hash::{fingerprint, FastHasher, FastMap, FastSet};
 use crate::parse::{self, ast::Stmt};
 use crate::phase::{Phase, SCHEDULE};
 use crate::rewrites::{Rewrite, RewriteSet};
@@ -138,10 +138,10 @@ pub struct Reducer {
     fresh_phases: bool,
     uniform_priors: bool,
     /// What the finished phases of this round learned, by site key.
-    round_memory: HashMap<SiteKey, f64>,
+    round_memory: FastMap<SiteKey, f64>,
     allow_invalid: bool,
     reference_only: bool,
-    seen: HashSet<u128>,
+    seen: FastSet<u128>,
     pending: Vec<Pending>,
     next_id: u64,
     exhausted: bool,
@@ -188,8 +188,8 @@ impl Reducer {
         // Re-read the printed program so node ranges point into `best`.
         let body = parse::parse_module(&best)?;
         let best_len = best.chars().count();
-        let mut seen = HashSet::new();
-        seen.insert(text_hash(&best));
+        let mut seen = FastSet::default();
+        seen.insert(fingerprint(&best));
         let stats = Stats {
             phase: SCHEDULE[0].name().to_string(),
             round: 1,
@@ -217,7 +217,7 @@ impl Reducer {
             canonicalize_every_round: options.canonicalize_every_round,
             fresh_phases: options.fresh_phases,
             uniform_priors: options.uniform_priors,
-            round_memory: HashMap::new(),
+            round_memory: FastMap::default(),
             allow_invalid: options.allow_invalid,
             reference_only: options.reference_only,
             seen,
@@ -287,7 +287,7 @@ impl Reducer {
 
     /// Gives the sites of the current search the probability learned for their keys:
     /// from `learned` if it has the key, else from the round's memory (when `memory`).
-    fn seed(&mut self, learned: Option<&HashMap<SiteKey, f64>>, memory: bool) {
+    fn seed(&mut self, learned: Option<&FastMap<SiteKey, f64>>, memory: bool) {
         let memory = memory.then_some(&self.round_memory);
         for (i, key) in site_keys(&self.map, &self.best).into_iter().enumerate() {
             let p = learned
@@ -345,7 +345,7 @@ impl Reducer {
                 self.stats.skipped += 1;
                 continue;
             }
-            let hash = text_hash(&source);
+            let hash = fingerprint(&source);
             if !self.seen.insert(hash) {
                 self.stats.cache_hits += 1;
                 continue;
@@ -456,7 +456,7 @@ impl Reducer {
     }
 
     /// What the current search learned, by site key.
-    fn learned(&self) -> HashMap<SiteKey, f64> {
+    fn learned(&self) -> FastMap<SiteKey, f64> {
         site_keys(&self.map, &self.best)
             .into_iter()
             .enumerate()
@@ -509,13 +509,13 @@ fn site_keys(map: &SiteMap, text: &str) -> Vec<SiteKey> {
         text.get(usize::from(range.start())..usize::from(range.end()))
             .unwrap_or("")
     };
-    let mut counts: HashMap<(Rewrite, u64), u32> = HashMap::new();
+    let mut counts: FastMap<(Rewrite, u64), u32> = FastMap::default();
     map.sites
         .iter()
         .map(|site| {
             let owner = slice(map.owners[site.node as usize]);
             let owner_line = owner.split('\n').next().unwrap_or("");
-            let mut h = std::collections::hash_map::DefaultHasher::new();
+            let mut h = FastHasher::default();
             slice(site.node).hash(&mut h);
             owner_line.hash(&mut h);
             let base = (site.rewrite, h.finish());
@@ -524,17 +524,4 @@ fn site_keys(map: &SiteMap, text: &str) -> Vec<SiteKey> {
             (base.0, base.1, *n)
         })
         .collect()
-}
-
-/// A 128-bit fingerprint of a candidate's text for the verdict cache: storing every
-/// text would cost hundreds of megabytes on long reductions.
-fn text_hash(text: &str) -> u128 {
-    let mut sip = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut sip);
-    let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.as_bytes() {
-        fnv ^= u64::from(*b);
-        fnv = fnv.wrapping_mul(0x0100_0000_01b3);
-    }
-    (u128::from(sip.finish()) << 64) | u128::from(fnv)
 }

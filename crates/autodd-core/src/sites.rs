@@ -7,8 +7,8 @@ use rustpython_ast::text_size::TextRange;
 use rustpython_ast::Ranged;
 
 use crate::freeze;
+use crate::hash::FastMap;
 use crate::parse::ast::{self, Expr, Stmt};
-use std::collections::HashMap;
 
 use crate::rewrites::calls::{self, def_context, CallIndex, DefContext, ParamTarget};
 use crate::rewrites::{expressions, functions, lists, statements, strings, Rewrite, RewriteSet};
@@ -32,7 +32,7 @@ pub struct SiteMap {
     /// statement): what tells apart two `x` parameters of different functions.
     pub owners: Vec<u32>,
     /// For each parameter with a `param-with-args-remover` site, what goes at the calls.
-    pub param_targets: HashMap<u32, ParamTarget>,
+    pub param_targets: FastMap<u32, ParamTarget>,
 }
 
 /// Statement rewrites, in priority order when several are chosen on one statement.

@@ -9,7 +9,7 @@
 //! argument index shifts by one for `self`); `__init__`'s are calls of its class's
 //! name and `….__init__(…)`. A wrong match only makes a candidate that fails.
 
-use std::collections::HashMap;
+use crate::hash::{FastMap, FastSet};
 
 use crate::freeze;
 use crate::parse::ast::{self, Expr, Stmt};
@@ -44,14 +44,14 @@ struct CallShape {
 /// The calls of a module by callee.
 #[derive(Debug, Default)]
 pub struct CallIndex {
-    calls: HashMap<Callee, Vec<CallShape>>,
+    calls: FastMap<Callee, Vec<CallShape>>,
     /// Bare call statements `name()`: how many, and whether one is frozen.
-    bare: HashMap<String, (u32, bool)>,
+    bare: FastMap<String, (u32, bool)>,
     /// Names read inside frozen code.
-    frozen_reads: std::collections::HashSet<String>,
+    frozen_reads: FastSet<String>,
     /// How many times each name is read, and bound by a name target.
-    reads: HashMap<String, u32>,
-    stores: HashMap<String, u32>,
+    reads: FastMap<String, u32>,
+    stores: FastMap<String, u32>,
 }
 
 impl CallIndex {
