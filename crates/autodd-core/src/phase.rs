@@ -75,6 +75,9 @@ impl Phase {
                 Rewrite::AnnAssignToAssign,
                 Rewrite::AttributeFwd,
                 Rewrite::SubscriptFwd,
+                Rewrite::IfExpFwdBody,
+                Rewrite::IfExpFwdElse,
+                Rewrite::UnaryFwd,
             ],
             Phase::IntReduce => return RewriteSet::of(&[Rewrite::IntReduce2]),
             Phase::Slow => &[

@@ -52,13 +52,16 @@ const STMT_REWRITES: [Rewrite; 13] = [
     Rewrite::AnnAssignToAssign,
 ];
 
-const EXPR_REWRITES: [Rewrite; 6] = [
+const EXPR_REWRITES: [Rewrite; 9] = [
     Rewrite::CallFwdArg1,
     Rewrite::BinopFwdArgLeft,
     Rewrite::BinopFwdArgRight,
     Rewrite::IntReduce2,
     Rewrite::AttributeFwd,
     Rewrite::SubscriptFwd,
+    Rewrite::IfExpFwdBody,
+    Rewrite::IfExpFwdElse,
+    Rewrite::UnaryFwd,
 ];
 
 /// The rewrites whose sites depend on the module's calls and name uses.

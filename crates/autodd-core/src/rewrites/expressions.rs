@@ -1,6 +1,7 @@
 //! Expression rewrites: `assign-rhs-1`, `call-fwd-arg1`, `binop-fwd-arg-left/right`,
-//! `int-reduce-2`, and autodd's `attribute-fwd` (`a.b` → `a`) and `subscript-fwd`
-//! (`a[i]` → `a`).
+//! `int-reduce-2`, and autodd's `attribute-fwd` (`a.b` → `a`), `subscript-fwd`
+//! (`a[i]` → `a`), `ifexp-fwd-body/else` (`a if c else b` → `a` / `b`) and `unary-fwd`
+//! (`not x`, `-x`, `~x` → `x`).
 
 use num_bigint::BigInt;
 use num_traits::One;
@@ -29,6 +30,11 @@ pub fn matches(rewrite: Rewrite, expr: &Expr) -> bool {
         Rewrite::SubscriptFwd => {
             matches!(expr, Expr::Subscript(a) if a.ctx == ast::ExprContext::Load)
         }
+        Rewrite::IfExpFwdBody | Rewrite::IfExpFwdElse => matches!(expr, Expr::IfExp(_)),
+        // `-1` is how a negative number is written: `int-reduce-2` shrinks it instead.
+        Rewrite::UnaryFwd => {
+            matches!(expr, Expr::UnaryOp(u) if !matches!(*u.operand, Expr::Constant(_)))
+        }
         _ => false,
     }
 }
@@ -52,6 +58,9 @@ pub fn replace(rewrite: Rewrite, expr: Expr) -> Expr {
         }
         (Rewrite::AttributeFwd, Expr::Attribute(a)) => *a.value,
         (Rewrite::SubscriptFwd, Expr::Subscript(a)) => *a.value,
+        (Rewrite::IfExpFwdBody, Expr::IfExp(e)) => *e.body,
+        (Rewrite::IfExpFwdElse, Expr::IfExp(e)) => *e.orelse,
+        (Rewrite::UnaryFwd, Expr::UnaryOp(u)) => *u.operand,
         (_, expr) => expr,
     }
 }

@@ -47,6 +47,9 @@ pub enum Rewrite {
     ClassToBase,
     AssignInline,
     CaseRemover,
+    IfExpFwdBody,
+    IfExpFwdElse,
+    UnaryFwd,
 }
 
 /// How a rewrite changes the tree, which decides where the applier handles it.
@@ -83,7 +86,7 @@ impl Rewrite {
     ];
 
     /// autodd's own rewrites, beyond the reference set.
-    pub const OWN: [Rewrite; 16] = [
+    pub const OWN: [Rewrite; 19] = [
         Rewrite::WithRemover,
         Rewrite::TryRemover,
         Rewrite::WhileRemover,
@@ -100,11 +103,14 @@ impl Rewrite {
         Rewrite::ClassToBase,
         Rewrite::AssignInline,
         Rewrite::CaseRemover,
+        Rewrite::IfExpFwdBody,
+        Rewrite::IfExpFwdElse,
+        Rewrite::UnaryFwd,
     ];
 
     /// Every rewrite: the reference set, then autodd's own.
-    pub const ALL: [Rewrite; 31] = {
-        let mut all = [Rewrite::IfRemover1; 31];
+    pub const ALL: [Rewrite; 34] = {
+        let mut all = [Rewrite::IfRemover1; 34];
         let mut i = 0;
         while i < Self::REFERENCE.len() {
             all[i] = Self::REFERENCE[i];
@@ -134,6 +140,9 @@ impl Rewrite {
             | Rewrite::BinopFwdArgRight
             | Rewrite::AttributeFwd
             | Rewrite::SubscriptFwd
+            | Rewrite::IfExpFwdBody
+            | Rewrite::IfExpFwdElse
+            | Rewrite::UnaryFwd
             | Rewrite::AssignToExpr
             | Rewrite::ParamWithArgsRemover
             | Rewrite::StrPartRemover
@@ -177,6 +186,9 @@ impl Rewrite {
             Rewrite::ClassToBase => "class-to-base",
             Rewrite::AssignInline => "assign-inline",
             Rewrite::CaseRemover => "case-remover",
+            Rewrite::IfExpFwdBody => "ifexp-fwd-body",
+            Rewrite::IfExpFwdElse => "ifexp-fwd-else",
+            Rewrite::UnaryFwd => "unary-fwd",
         }
     }
 
@@ -208,7 +220,10 @@ impl Rewrite {
             | Rewrite::BinopFwdArgRight
             | Rewrite::IntReduce2
             | Rewrite::AttributeFwd
-            | Rewrite::SubscriptFwd => Shape::ReplaceExpr,
+            | Rewrite::SubscriptFwd
+            | Rewrite::IfExpFwdBody
+            | Rewrite::IfExpFwdElse
+            | Rewrite::UnaryFwd => Shape::ReplaceExpr,
             Rewrite::FuncArgRemover
             | Rewrite::GeneralExprRemover
             | Rewrite::GeneralKeywordRemover
@@ -229,11 +244,11 @@ pub const HIGH_PRIOR: f64 = 0.97;
 
 /// A set of rewrites, as a bit mask over [`Rewrite`]'s discriminants.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RewriteSet(u32);
+pub struct RewriteSet(u64);
 
 impl RewriteSet {
     pub fn of(rewrites: &[Rewrite]) -> Self {
-        RewriteSet(rewrites.iter().fold(0, |m, r| m | (1 << *r as u32)))
+        RewriteSet(rewrites.iter().fold(0, |m, r| m | (1 << *r as u64)))
     }
     pub fn all() -> Self {
         RewriteSet::of(&Rewrite::ALL)
@@ -242,7 +257,7 @@ impl RewriteSet {
         RewriteSet::of(&Rewrite::REFERENCE)
     }
     pub fn contains(self, r: Rewrite) -> bool {
-        self.0 & (1 << r as u32) != 0
+        self.0 & (1 << r as u64) != 0
     }
     pub fn intersect(self, other: RewriteSet) -> Self {
         RewriteSet(self.0 & other.0)

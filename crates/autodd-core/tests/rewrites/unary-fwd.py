@@ -1,0 +1,3 @@
+if not ready:
+    flip = -offset + ~mask
+limit = -1
