@@ -69,13 +69,14 @@ impl Hasher for FastHasher {
 pub fn fingerprint(text: &str) -> u128 {
     let bytes = text.as_bytes();
     let len = bytes.len() as u64;
-    let (mut a, mut b) = (len, len.wrapping_mul(K2));
+    let mut a = FastHasher { state: len };
+    let mut b = len.wrapping_mul(K2);
     for word in words(bytes) {
-        a = (a.rotate_left(5) ^ word).wrapping_mul(K1);
+        a.add(word);
         b = (b ^ word).wrapping_mul(K2);
         b ^= b >> 29;
     }
-    (u128::from(avalanche(a)) << 64) | u128::from(avalanche(b ^ len))
+    (u128::from(a.finish()) << 64) | u128::from(avalanche(b ^ len))
 }
 
 /// `bytes` as little-endian 64-bit words, the last one padded with zeros.
