@@ -76,6 +76,13 @@ async def h():
 DRAIN_SECONDS = 0.5
 # Without pidfd support, how often to look whether the child has exited.
 POLL_SECONDS = 0.05
+# The candidate's output is read when it is done, and in between every so often,
+# not on every write: a traceback comes in a dozen writes or more, and waking up
+# for each cost more CPU than the rest of this process's work on a candidate.
+# Once a read finds this much (a quarter of a pipe), the output is read as it
+# comes, so a candidate that prints a lot never waits on a full pipe for long.
+OUTPUT_POLL_SECONDS = 0.005
+CHATTY_BYTES = 16384
 
 
 class Capture:
@@ -584,8 +591,18 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
     (see Stuck). Returns how it was killed, if it was, and its wait status (None
     for a cancelled candidate: it is killed and left to exit)."""
     sel = selectors.DefaultSelector()
-    for fd, capture in readers.items():
-        sel.register(fd, selectors.EVENT_READ, capture)
+    # The output pipes join the selector once the candidate exits or turns out to
+    # print a lot (see OUTPUT_POLL_SECONDS); until then they are read at intervals.
+    watching_output = False
+    read_at = time.monotonic() + OUTPUT_POLL_SECONDS
+
+    def watch_output():
+        nonlocal watching_output
+        if not watching_output:
+            watching_output = True
+            for fd, capture in readers.items():
+                sel.register(fd, selectors.EVENT_READ, capture)
+
     sel.register(control.fd_in, selectors.EVENT_READ, "control")
     sel.register(done_r, selectors.EVENT_READ, "done")
     said = b""
@@ -616,12 +633,19 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
                     # Whatever the candidate left running in its group goes too.
                     kill_group(pid)
                     drain_until = now + DRAIN_SECONDS
+                    watch_output()
+                elif not watching_output and now >= read_at:
+                    if drain(readers) >= CHATTY_BYTES:
+                        watch_output()
+                    read_at = now + OUTPUT_POLL_SECONDS
             if status is not None and (not readers or now >= drain_until):
                 return killed, status
             waits = []
             if status is None:
                 if poll is not None:
                     waits.append(poll)
+                if not watching_output:
+                    waits.append(read_at - now)
                 if killed is None:
                     waits.append(deadline - now)
                     if stuck is not None:
@@ -694,7 +718,9 @@ def own_status(said, pid):
 
 
 def drain(readers):
-    """Reads what the pipes hold now, without waiting for anything more."""
+    """Reads what the pipes hold now, without waiting for anything more; returns
+    how many bytes that was."""
+    total = 0
     for fd, capture in readers.items():
         os.set_blocking(fd, False)
         while True:
@@ -704,7 +730,9 @@ def drain(readers):
                 break
             if not chunk:
                 break
+            total += len(chunk)
             capture.feed(chunk)
+    return total
 
 
 def is_cancel(messages, job_id):

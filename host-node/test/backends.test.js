@@ -96,6 +96,22 @@ for (const name of BACKENDS) {
       assert.equal((await run(`print("${MSG}")`)).found, true);
     });
 
+    test('a candidate that prints far more than a pipe holds is read to the end', async () => {
+      // 32 MB, with MSG last: the output is read at intervals at first, then as it comes.
+      const r = await run(
+        `import sys\nfor _ in range(32):\n    sys.stdout.write("x" * (1 << 20))\nprint("${MSG}")`,
+      );
+      assert.equal(r.outcome, 'exited');
+      assert.equal(r.found, true);
+    });
+
+    test('output written before a candidate sleeps and after it wakes is all read', async () => {
+      const r = await run(
+        `import sys, time\nprint("${MSG.slice(0, 3)}", end="", flush=True)\ntime.sleep(0.05)\nprint("${MSG.slice(3)}")`,
+      );
+      assert.equal(r.found, true, r.stdoutTail);
+    });
+
     test('endless printing is cut off by the timeout with bounded output', async () => {
       const r = await run('while True:\n    print("x" * 10000)');
       assert.equal(r.outcome, 'timeout');
