@@ -3,9 +3,14 @@
 //! parser means rewriting this file only (the AST types are re-exported from here).
 
 pub use rustpython_ast as ast;
+use std::borrow::Cow;
+
+use rustpython_ast::text_size::{TextRange, TextSize};
+use rustpython_ast::Fold;
 use rustpython_parser::{lexer::lex, Mode, Tok};
 
 use crate::error::{Error, ErrorCode};
+use crate::hash::FastMap;
 
 /// Where lone surrogates (`'\ud800'`) live inside parsed strings. A Rust string
 /// cannot hold a surrogate, and the parser would turn one into U+FFFD, so before
@@ -113,6 +118,93 @@ pub fn parse_module(source: &str) -> Result<Vec<ast::Stmt>, Error> {
     }
 }
 
+/// A module printed by autodd, whose top-level statements start at `starts`, parsed
+/// again, as [`parse_module`] would: the statements whose text is that of a statement
+/// of `old` (printed as `old_source` with starts `old_starts`) are copied from `old`
+/// with their ranges moved, and only the others are parsed. An accepted candidate
+/// usually changes one or two top-level statements, and parsing the whole program
+/// again was a third of the engine's time. Anything unusual (a surrogate escape, which
+/// [`parse_module`] rewrites before parsing; a piece that is not one statement) is
+/// parsed whole.
+pub fn reparse_module(
+    source: &str,
+    starts: &[usize],
+    old_source: &str,
+    old_starts: &[usize],
+    old: &[ast::Stmt],
+) -> Result<Vec<ast::Stmt>, Error> {
+    let whole = || parse_module(source);
+    let (Some(pieces), Some(old_pieces)) = (pieces(source, starts), pieces(old_source, old_starts))
+    else {
+        return whole();
+    };
+    if old_pieces.len() != old.len() || matches!(protect_surrogates(source), Cow::Owned(_)) {
+        return whole();
+    }
+    let known: FastMap<&str, usize> = old_pieces
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, text))| (text, i))
+        .collect();
+    let mut body = Vec::with_capacity(pieces.len());
+    for (start, text) in pieces {
+        if let Some(&i) = known.get(text) {
+            let from = old_pieces[i].0;
+            let mut shift = Shift { from, to: start };
+            let Ok(stmt) = shift.fold_stmt(old[i].clone());
+            body.push(stmt);
+            continue;
+        }
+        let Ok(offset) = u32::try_from(start) else {
+            return whole();
+        };
+        match rustpython_parser::parse_starts_at(text, Mode::Module, "<input>", offset.into()) {
+            Ok(ast::Mod::Module(m)) if m.body.len() == 1 => body.extend(m.body),
+            _ => return whole(),
+        }
+    }
+    Ok(body)
+}
+
+/// `text` cut at `starts` into (start, piece) pairs; None unless the starts are
+/// increasing offsets at character boundaries beginning with 0.
+fn pieces<'a>(text: &'a str, starts: &[usize]) -> Option<Vec<(usize, &'a str)>> {
+    if starts.first() != Some(&0) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(starts.len());
+    for (i, &start) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(text.len());
+        out.push((start, text.get(start..end)?));
+    }
+    Some(out)
+}
+
+/// Moves every range of a node from where its text started (`from`) to where it
+/// starts now (`to`).
+struct Shift {
+    from: usize,
+    to: usize,
+}
+
+impl Fold<TextRange> for Shift {
+    type TargetU = TextRange;
+    type Error = std::convert::Infallible;
+    type UserContext = ();
+
+    fn will_map_user(&mut self, _: &TextRange) {}
+
+    fn map_user(&mut self, range: TextRange, _: ()) -> Result<TextRange, Self::Error> {
+        let moved = |at: TextSize| {
+            (usize::from(at) + self.to)
+                .checked_sub(self.from)
+                .and_then(|at| u32::try_from(at).ok())
+                .map_or(at, TextSize::from)
+        };
+        Ok(TextRange::new(moved(range.start()), moved(range.end())))
+    }
+}
+
 /// A `#` comment of the source, with the 1-based line and column where it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Comment {
@@ -203,6 +295,40 @@ impl LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `new` parsed by reparse_module from `old`, both printed by autodd.
+    fn reparsed(old: &str, new: &str) -> Vec<ast::Stmt> {
+        use crate::unparse::unparse_module_starts;
+        let (old, old_starts) = unparse_module_starts(&parse_module(old).unwrap());
+        let old_body = parse_module(&old).unwrap();
+        let (new, starts) = unparse_module_starts(&parse_module(new).unwrap());
+        let body = reparse_module(&new, &starts, &old, &old_starts, &old_body).unwrap();
+        assert!(body == parse_module(&new).unwrap(), "reparse of {new:?}");
+        body
+    }
+
+    #[test]
+    fn reparse_copies_unchanged_statements_with_their_ranges_moved() {
+        let old = "import os\n@deco(1)\ndef f(a, b=2):\n    return [a + x for x in b]\nx = f(1)\nx = f(1)\nclass C:\n    y: int = 3\n";
+        // A statement changed, one removed, one repeated: the rest moves.
+        reparsed(old, "@deco(1)\ndef f(a, b=2):\n    return [a for x in b]\nx = f(1)\nclass C:\n    y: int = 3\nx = f(1)\n");
+        reparsed(old, "x = f(1)\n");
+        reparsed(old, "print('new')\n");
+    }
+
+    #[test]
+    fn reparse_falls_back_to_a_whole_parse() {
+        // Surrogate escapes are rewritten before parsing, which moves offsets.
+        let body = reparsed("s = 1\n", "s = '\\ud800'\nt = 2\n");
+        assert_eq!(body.len(), 2);
+        // Starts that do not cut the text into statements.
+        let old = "a = 1\nb = 2\n";
+        let old_body = parse_module(old).unwrap();
+        let new = "a = 1\nb = 3\n";
+        let body = reparse_module(new, &[0, 2], old, &[0, 6], &old_body).unwrap();
+        assert!(body == parse_module(new).unwrap());
+        assert!(reparse_module("a = (\n", &[0], old, &[0, 6], &old_body).is_err());
+    }
 
     #[test]
     fn syntax_error_has_position() {

@@ -20,7 +20,7 @@ use crate::phase::{Phase, SCHEDULE};
 use crate::rewrites::{Rewrite, RewriteSet};
 use crate::search::Pdd;
 use crate::sites::{find_sites, SiteMap};
-use crate::unparse::unparse_module;
+use crate::unparse::unparse_module_starts;
 use crate::validity;
 
 /// Options of a reduction.
@@ -114,6 +114,8 @@ struct Cursor {
 struct Pending {
     id: u64,
     source: String,
+    /// Where its top-level statements start in `source`.
+    starts: Vec<usize>,
     /// The probabilities its sites had before its assumed failure lowered them, in
     /// the order the proposal changed them.
     before: Vec<(usize, f64)>,
@@ -127,6 +129,8 @@ pub struct Reducer {
     allowed: RewriteSet,
     best: String,
     best_ast: Vec<Stmt>,
+    /// Where the top-level statements of `best` start.
+    best_starts: Vec<usize>,
     best_len: usize,
     smallest: String,
     smallest_len: usize,
@@ -184,7 +188,7 @@ impl Reducer {
             ));
         }
         clean_module(&mut body);
-        let best = unparse_module(&body);
+        let (best, best_starts) = unparse_module_starts(&body);
         // Re-read the printed program so node ranges point into `best`.
         let body = parse::parse_module(&best)?;
         let best_len = best.chars().count();
@@ -205,6 +209,7 @@ impl Reducer {
             smallest_len: best_len,
             best,
             best_ast: body,
+            best_starts,
             best_len,
             cursor: Cursor {
                 phase: 0,
@@ -338,7 +343,7 @@ impl Reducer {
                 self.stats.invalid += 1;
                 continue;
             }
-            let source = unparse_module(&body);
+            let (source, starts) = unparse_module_starts(&body);
             let too_long =
                 !self.phase().accepts_any_size() && source.chars().count() > self.best_len;
             if source == self.best || too_long {
@@ -363,6 +368,7 @@ impl Reducer {
             self.pending.push(Pending {
                 id,
                 source: source.clone(),
+                starts,
                 before,
                 hash,
             });
@@ -387,7 +393,20 @@ impl Reducer {
         if !interesting {
             return false;
         }
-        let body = match parse::parse_module(&candidate.source) {
+        let reparsed = parse::reparse_module(
+            &candidate.source,
+            &candidate.starts,
+            &self.best,
+            &self.best_starts,
+            &self.best_ast,
+        );
+        #[cfg(debug_assertions)]
+        if let Ok(body) = &reparsed {
+            // What the statements copied from the best program are checked against.
+            let whole = parse::parse_module(&candidate.source).expect("a reparsed program parses");
+            assert!(*body == whole, "reparse_module differs from parse_module");
+        }
+        let body = match reparsed {
             Ok(body) => body,
             Err(e) => {
                 // Only a printer bug gets here; never accept what we cannot re-read.
@@ -415,6 +434,7 @@ impl Reducer {
         self.best_len = candidate.source.chars().count();
         self.best = candidate.source;
         self.best_ast = body;
+        self.best_starts = candidate.starts;
         if self.best_len <= self.smallest_len {
             self.smallest = self.best.clone();
             self.smallest_len = self.best_len;

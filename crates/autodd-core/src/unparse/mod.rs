@@ -32,6 +32,18 @@ pub fn unparse_module(body: &[ast::Stmt]) -> String {
     p.out
 }
 
+/// [`unparse_module`], and where each top-level statement starts in the text (for
+/// [`crate::parse::reparse_module`]).
+pub fn unparse_module_starts(body: &[ast::Stmt]) -> (String, Vec<usize>) {
+    let mut p = Printer::new();
+    let mut starts = Vec::with_capacity(body.len());
+    for stmt in body {
+        starts.push(p.out.len());
+        p.stmt(stmt);
+    }
+    (p.out, starts)
+}
+
 /// Prints one statement (and its nested blocks) at indentation level 0, ending with
 /// a newline.
 pub fn unparse_stmt(stmt: &ast::Stmt) -> String {
