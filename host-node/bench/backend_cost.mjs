@@ -77,6 +77,72 @@ for (const [programName, program] of Object.entries(PROGRAMS)) {
   }
 }
 
+// Where a runner candidate's CPU goes (Linux: read from /proc), for a program that
+// ends in a traceback, as most candidates of a reduction do. The worker's wakeups per
+// run are the count behind reading output only when the candidate is done.
+const TRACEBACK = [
+  'def f(n):',
+  '    if n == 0:',
+  '        raise ValueError("BENCH-MSG")',
+  '    return f(n - 1)',
+  'print("computing")',
+  'f(5)',
+  '',
+].join('\n');
+const CPU_RUNS = RUNS * 10;
+/** @type {string[]} */
+const cpuLines = [];
+if (process.platform === 'linux') {
+  /** @param {number} pid @returns {number[]} [own ticks, reaped children's ticks] */
+  const ticks = (pid) => {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return [Number(fields[11]) + Number(fields[12]), Number(fields[13]) + Number(fields[14])];
+  };
+  /** @param {number} pid */
+  const wakeups = (pid) =>
+    Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  /** @param {number} pid @returns {number[]} */
+  const children = (pid) =>
+    fs
+      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  const workspace = await Workspace.create({ python: 'python3', jobs: 1 });
+  const backend = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (
+    createBackend('runner', { workspace, needle: 'BENCH-MSG', timeoutMs: 30_000, jobs: 1 })
+  );
+  for (let i = 0; i < WARMUP; i++) await backend.run(TRACEBACK);
+  const worker = Number(backend.workers[0]?.proc.pid);
+  const zygote = children(worker)[0];
+  const tick = 1000 / 100; // ms per clock tick (USER_HZ)
+  const snapshot = () => ({
+    node: process.cpuUsage(),
+    worker: ticks(worker)[0],
+    zygote: zygote ? ticks(zygote) : [0, 0],
+    wakeups: wakeups(worker),
+  });
+  const a = snapshot();
+  for (let i = 0; i < CPU_RUNS; i++) await backend.run(TRACEBACK);
+  const b = snapshot();
+  await backend.close();
+  workspace.close();
+  const per = (/** @type {number} */ x) => (x / CPU_RUNS).toFixed(2);
+  const nodeMs = (b.node.user + b.node.system - a.node.user - a.node.system) / 1000;
+  cpuLines.push(
+    `Where a runner candidate's CPU goes: ${CPU_RUNS} runs of a program that prints a line and`,
+    'a 7-frame traceback; CPU milliseconds per run, from /proc (10 ms ticks, so averages).',
+    '',
+    '| host (node) | worker | zygote (fork) | candidate | worker wakeups per run |',
+    '| ---: | ---: | ---: | ---: | ---: |',
+    `| ${per(nodeMs)} | ${per((b.worker - a.worker) * tick)} | ${per((b.zygote[0] - a.zygote[0]) * tick)} |` +
+      ` ${per((b.zygote[1] - a.zygote[1]) * tick)} | ${per(b.wakeups - a.wakeups)} |`,
+    '',
+  );
+  console.log(cpuLines.join('\n'));
+}
+
 const python = (await Workspace.create({ python: 'python3', jobs: 1 })).info.version;
 const lines = [
   '# Backend cost per candidate',
@@ -98,6 +164,7 @@ const lines = [
       ` ${r.p90Ms.toFixed(1)} | ${r.meanMs.toFixed(1)} |`,
   ),
   '',
+  ...cpuLines,
 ];
 const out = new URL('./backend_cost.md', import.meta.url);
 fs.writeFileSync(out, lines.join('\n'));
