@@ -369,6 +369,9 @@ def run(control, forker, request, needle):
     stuck_after = request.get("stuckAfter")
     stuck_at = None if stuck_after is None else time.monotonic() + float(stuck_after)
     readers = {out_r: out, err_r: err}
+    # Read at intervals (see drain): a read must never wait for more.
+    for fd in readers:
+        os.set_blocking(fd, False)
     killed, status = supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at)
     result = done(job_id, needle, out=out, err=err, killed=killed)
     if status is not None:  # None: cancelled, and left to exit
@@ -718,11 +721,10 @@ def own_status(said, pid):
 
 
 def drain(readers):
-    """Reads what the pipes hold now, without waiting for anything more; returns
-    how many bytes that was."""
+    """Reads what the pipes (non-blocking) hold now, without waiting for anything
+    more; returns how many bytes that was."""
     total = 0
     for fd, capture in readers.items():
-        os.set_blocking(fd, False)
         while True:
             try:
                 chunk = os.read(fd, 65536)
