@@ -13,22 +13,7 @@ use crate::walk::{self, ListKind, VisitorMut};
 /// Applies `chosen` (sites of `map`, which was computed on a tree equal to `body`).
 /// Where two chosen sites share a node, the earlier one in `chosen` wins.
 pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
-    let mut selected = vec![None; map.ends.len()];
-    for site in chosen {
-        let slot = &mut selected[site.node as usize];
-        if slot.is_none() {
-            *slot = Some(site.rewrite);
-        }
-    }
-    let mut applier = Applier {
-        ends: &map.ends,
-        selected,
-        next: 0,
-        map,
-        call_args: Vec::new(),
-        inlines: Vec::new(),
-        forwards: Vec::new(),
-    };
+    let mut applier = Applier::new(map, chosen);
     applier.body(body);
     let removed = applier.call_args;
     if !removed.is_empty() {
@@ -44,6 +29,27 @@ pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
     }
 }
 
+/// Applies `chosen` to copies of some top-level statements of the tree `map` was
+/// computed on, each on its own: `statements` holds, for each, the node id of the
+/// statement and a body holding just that statement, rewritten in place (it may end up
+/// with none or several). Every site of `chosen` must lie in one of them, and none may
+/// reach beyond its own statement (see [`Rewrite::reaches_other_statements`]).
+pub fn apply_sites_to_statements(
+    statements: &mut [(u32, Vec<Stmt>)],
+    map: &SiteMap,
+    chosen: &[Site],
+) {
+    let mut applier = Applier::new(map, chosen);
+    for (id, body) in statements.iter_mut() {
+        applier.next = *id;
+        applier.body(body);
+    }
+    debug_assert!(
+        applier.call_args.is_empty() && applier.inlines.is_empty() && applier.forwards.is_empty(),
+        "a rewrite that reaches other statements was applied to one statement"
+    );
+}
+
 struct Applier<'a> {
     ends: &'a [u32],
     selected: Vec<Option<Rewrite>>,
@@ -57,7 +63,26 @@ struct Applier<'a> {
     forwards: Vec<(String, Expr)>,
 }
 
-impl Applier<'_> {
+impl<'a> Applier<'a> {
+    fn new(map: &'a SiteMap, chosen: &[Site]) -> Self {
+        let mut selected = vec![None; map.ends.len()];
+        for site in chosen {
+            let slot = &mut selected[site.node as usize];
+            if slot.is_none() {
+                *slot = Some(site.rewrite);
+            }
+        }
+        Applier {
+            ends: &map.ends,
+            selected,
+            next: 0,
+            map,
+            call_args: Vec::new(),
+            inlines: Vec::new(),
+            forwards: Vec::new(),
+        }
+    }
+
     fn selected(&self, id: u32) -> Option<Rewrite> {
         self.selected.get(id as usize).copied().flatten()
     }

@@ -15,8 +15,11 @@ fn is_pass(body: &[Stmt]) -> bool {
     body.iter().all(|s| matches!(s, Stmt::Pass(_)))
 }
 
-/// Cleans a body; `may_be_empty` is true for `else`/`finally` bodies, which may vanish.
-fn clean_body(body: &mut Vec<Stmt>, may_be_empty: bool) {
+/// Cleans the statements of a body, each on its own (a `try` left with nothing but its
+/// body becomes that body), without the rules for the body as a whole (`pass` only
+/// where it would be empty): what cleaning does to some top-level statements of a
+/// module whose others are already clean.
+pub fn clean_statements(body: &mut Vec<Stmt>) {
     let mut i = 0;
     while i < body.len() {
         clean_stmt(&mut body[i]);
@@ -32,6 +35,11 @@ fn clean_body(body: &mut Vec<Stmt>, may_be_empty: bool) {
         }
         i += 1;
     }
+}
+
+/// Cleans a body; `may_be_empty` is true for `else`/`finally` bodies, which may vanish.
+fn clean_body(body: &mut Vec<Stmt>, may_be_empty: bool) {
+    clean_statements(body);
     if body.len() > 1 {
         body.retain(|s| !matches!(s, Stmt::Pass(_)));
     }

@@ -66,6 +66,19 @@ pub enum Shape {
 }
 
 impl Rewrite {
+    /// Whether applying the rewrite changes statements other than the one its site is
+    /// in: the calls of a function that loses a parameter, the reads of a name whose
+    /// definition is inlined or forwarded.
+    pub fn reaches_other_statements(self) -> bool {
+        matches!(
+            self,
+            Rewrite::ParamWithArgsRemover
+                | Rewrite::DefToBody
+                | Rewrite::ClassToBase
+                | Rewrite::AssignInline
+        )
+    }
+
     /// The rewrites of the tool autodd replaces (`python -m tilelang.autodd`).
     pub const REFERENCE: [Rewrite; 15] = [
         Rewrite::IfRemover1,

@@ -44,6 +44,30 @@ pub fn unparse_module_starts(body: &[ast::Stmt]) -> (String, Vec<usize>) {
     (p.out, starts)
 }
 
+/// A top-level statement of a module to print: one to print, or one whose printed
+/// text is at hand (a statement kept unchanged from a program printed before).
+#[derive(Debug, Clone, Copy)]
+pub enum Piece<'a> {
+    Stmt(&'a ast::Stmt),
+    Printed(&'a str),
+}
+
+/// [`unparse_module_starts`] of a module given as pieces. Top-level statements print
+/// the same whatever surrounds them, so the text of a statement printed before can be
+/// copied instead of printed again.
+pub fn unparse_pieces(pieces: &[Piece]) -> (String, Vec<usize>) {
+    let mut p = Printer::new();
+    let mut starts = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        starts.push(p.out.len());
+        match piece {
+            Piece::Stmt(stmt) => p.stmt(stmt),
+            Piece::Printed(text) => p.out.push_str(text),
+        }
+    }
+    (p.out, starts)
+}
+
 /// Prints one statement (and its nested blocks) at indentation level 0, ending with
 /// a newline.
 pub fn unparse_stmt(stmt: &ast::Stmt) -> String {
