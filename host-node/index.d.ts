@@ -181,6 +181,14 @@ export interface ReducePythonOptions {
    * twice as long as the original plus 20 ms, instead of at its time limit. Default true.
    */
   stuckDetection?: boolean;
+  /**
+   * Runner with several jobs: keep each job's worker, and the candidates it forks, to
+   * that job's share of the CPUs this process may use (with 2 jobs on 2 CPUs, one CPU
+   * each), so the jobs neither pile up on one CPU nor move between CPUs. Only when
+   * there are at least as many CPUs as jobs, and only where the OS lets a process set
+   * its CPU affinity (Linux). Candidates see that share as their affinity. Default true.
+   */
+  cpuAffinity?: boolean;
   /** Called after each candidate's run (not for runs cancelled as stale). */
   onRun?(run: RunRecord): void;
   /** Engine options, for comparisons with the tool autodd replaces. */
@@ -265,6 +273,11 @@ export interface ReducePythonResult {
   warnings: string[];
   /** The per-candidate time limit used, in milliseconds (see `adaptiveTimeout`). */
   candidateTimeoutMs: number;
+  /**
+   * Runner: the CPUs each job's worker and candidates kept to, by job; null where a
+   * job used every CPU this process may use (see `cpuAffinity`).
+   */
+  cpus?: (number[] | null)[];
 }
 
 /**

@@ -10,8 +10,10 @@ Protocol: JSON lines. The host writes requests to the worker's stdin; the
 worker answers on its stdout (kept private: the worker's own fd 1 is pointed at
 its stderr so nothing printed by an imported module can corrupt the protocol).
 
-  host   {"op": "init", "needle": MSG, "preload": [module, ...], "scriptDir": DIR}
-  worker {"event": "ready", "preloaded": [...], "failed": [[module, error], ...]}
+  host   {"op": "init", "needle": MSG, "preload": [module, ...], "scriptDir": DIR,
+          "share": [SLOT, JOBS] (optional: see cpu_share)}
+  worker {"event": "ready", "preloaded": [...], "failed": [[module, error], ...],
+          "cpus": [cpu, ...] | null (the CPUs it keeps to; null: all it may use)}
   host   {"op": "run", "id": N, "path": FILE, "timeout": SECONDS,
           "stuckAfter": SECONDS (optional: see Stuck)}
   worker {"event": "started", "id": N, "pid": PID}
@@ -755,6 +757,33 @@ def done(job_id, needle, out=None, err=None, killed=None, error=None):
     }
 
 
+def cpu_share(slot, jobs):
+    """The CPUs job `slot` of `jobs` keeps to: its own part of the CPUs this process
+    may use, so that the jobs' workers, zygotes and candidates do not pile up on one
+    CPU while another waits, nor move between CPUs and lose their caches. The
+    scheduler places a forked child by load, and with every job forking hundreds of
+    short children a second it often put a slot's child beside the other slot's.
+    None (use them all) for a single job, more jobs than CPUs, or no affinity API."""
+    if jobs < 2 or not hasattr(os, "sched_getaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < jobs:
+        return None
+    return cpus[slot * len(cpus) // jobs : (slot + 1) * len(cpus) // jobs]
+
+
+def keep_to(cpus):
+    """Keeps this process, and every process it starts from now on, to `cpus`; the
+    CPUs it keeps to (None if it could not)."""
+    if not cpus:
+        return None
+    try:
+        os.sched_setaffinity(0, cpus)
+    except OSError:
+        return None
+    return cpus
+
+
 def preload(modules):
     loaded, failed = [], []
     for name in modules:
@@ -779,6 +808,8 @@ def main():
         return
     needle = init["needle"].encode()
     sys.path[0] = init["scriptDir"]
+    share = init.get("share")
+    cpus = keep_to(cpu_share(*share)) if share else None
     loaded, failed = preload(init.get("preload", []))
     # The first compile() of a process sets up the compiler's state (the AST types
     # among it), over a millisecond that every child would otherwise spend again on
@@ -790,7 +821,7 @@ def main():
     # Keep the warm heap out of the collector's way so forked children share it.
     gc.freeze()
     forker = Zygote(control) if Zygote.available() else Forks(control)
-    control.send({"event": "ready", "preloaded": loaded, "failed": failed})
+    control.send({"event": "ready", "preloaded": loaded, "failed": failed, "cpus": cpus})
 
     while True:
         request = control.receive()

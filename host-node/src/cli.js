@@ -39,6 +39,8 @@ Options:
   --no-speculation     -j N: while a success or a phase's end waits on earlier
                        candidates, leave the other slots idle (by default they run
                        candidates that assume the earlier ones fail)
+  --no-cpu-affinity    runner, -j N: let every job run on any CPU (by default each
+                       job's worker and candidates keep to their share of the CPUs)
   --reference-rewrites only the rewrites of python -m tilelang.autodd (comparisons)
   --no-memory          restart the search's probabilities after every accepted
                        candidate, as plain PDD does (comparisons)
@@ -73,6 +75,7 @@ const OPTIONS = /** @type {const} */ ({
   'no-lookahead': { type: 'boolean' },
   'no-speculation': { type: 'boolean' },
   'no-stuck-detection': { type: 'boolean' },
+  'no-cpu-affinity': { type: 'boolean' },
   'reference-rewrites': { type: 'boolean' },
   'no-memory': { type: 'boolean' },
   'canonicalize-every-round': { type: 'boolean' },
@@ -100,6 +103,7 @@ const OPTIONS = /** @type {const} */ ({
  * @property {boolean} lookahead
  * @property {boolean} speculate
  * @property {boolean} stuckDetection
+ * @property {boolean} cpuAffinity
  * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean, uniformPriors: boolean }} engine
  * @property {boolean} quiet
  */
@@ -151,6 +155,7 @@ export function parseCli(argv) {
     lookahead: !values['no-lookahead'],
     speculate: !values['no-speculation'],
     stuckDetection: !values['no-stuck-detection'],
+    cpuAffinity: !values['no-cpu-affinity'],
     engine: {
       referenceOnly: Boolean(values['reference-rewrites']),
       forget: Boolean(values['no-memory']),
@@ -249,6 +254,7 @@ export async function main(argv) {
       lookahead: args.lookahead,
       speculate: args.speculate,
       stuckDetection: args.stuckDetection,
+      cpuAffinity: args.cpuAffinity,
       engine: args.engine,
       signal: controller.signal,
       onPhase: (phase) => reporter.setPhase(phase),
@@ -334,6 +340,7 @@ async function writeReport(args, result) {
     jobs: args.jobs,
     timeout: args.timeout,
     candidateTimeout: result.candidateTimeoutMs / 1000,
+    ...(result.cpus ? { cpus: result.cpus } : {}),
     engine: args.engine,
     interrupted: result.interrupted,
     reproduced: result.reproduced,

@@ -4,6 +4,7 @@
 // in a fresh `python3` process.
 
 import { BACKENDS, createBackend } from './backends/index.js';
+import { RunnerBackend } from './backends/runner.js';
 import { SubprocBackend } from './backends/subproc.js';
 import { loadEngine } from './engine.js';
 import { AutoddError, fromEngine } from './errors.js';
@@ -58,6 +59,8 @@ const STUCK_MARGIN_MS = 20;
  * @property {AbortSignal} [signal] stops the reduction; OUTPUT keeps the best so far
  * @property {boolean} [adaptiveTimeout] cap each candidate at 10 × the original's run
  *   time plus 0.1 s, never above `timeout` (default true)
+ * @property {boolean} [cpuAffinity] runner, several jobs: keep each job's worker and its
+ *   candidates to that job's share of the CPUs this process may use (default true)
  * @property {boolean} [stuckDetection] runner: kill a candidate as soon as every thread
  *   of it waits with no timeout and nothing could wake it (default true)
  * @property {boolean} [lookahead] propose the next candidate while the current ones run,
@@ -92,6 +95,8 @@ const STUCK_MARGIN_MS = 20;
  *   how the candidates' runs ended (`timeout`: killed at the candidate time limit)
  * @property {string[]} warnings
  * @property {number} candidateTimeoutMs the time limit candidates ran with
+ * @property {(number[] | null)[]} [cpus] runner: the CPUs each job kept to, by job
+ *   (null: all this process may use)
  */
 
 /**
@@ -163,6 +168,8 @@ export async function reducePython(options) {
     throw err;
   }
   let candidateTimeoutMs = 0;
+  /** @type {(() => (number[] | null | undefined)[]) | undefined} the runner's CPU shares */
+  let cpuShares;
   /**
    * @param {string} text
    * @param {{ interrupted: boolean, checked?: boolean, reproduced?: boolean | null, stripped?: boolean }} how
@@ -184,6 +191,7 @@ export async function reducePython(options) {
       warnings,
       candidateTimeoutMs,
       outcomes,
+      ...(cpuShares ? { cpus: cpuShares().map((share) => share ?? null) } : {}),
     };
   };
   try {
@@ -198,8 +206,10 @@ export async function reducePython(options) {
         timeoutMs,
         jobs,
         preload: options.preload === false ? [] : engineCall(() => engine.topLevelImports(source)),
+        cpuAffinity: options.cpuAffinity !== false,
         onWarning: warn,
       });
+      if (backend instanceof RunnerBackend) cpuShares = () => backend.cpuShares();
       /**
        * Runs `text` once in a fresh `python3`, as a user running OUTPUT would.
        * @param {string} text
@@ -252,6 +262,7 @@ export async function reducePython(options) {
         }
         const t1 = performance.now();
         timings.checkMs = t1 - t0;
+
         if (output) await writeAtomic(output, original);
         // OUTPUT is rewritten in the background: a write (about 0.75 ms, synced) must
         // not hold up the next candidates. Writes go one after another on `writes`; a

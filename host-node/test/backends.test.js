@@ -226,17 +226,18 @@ for (const name of BACKENDS) {
  * A runner backend for the tests of a `describe` block: started before them, closed
  * after them.
  * @param {string} needle
- * @param {{ jobs?: number, timeoutMs?: number }} [options] default 1 job, 4 s
+ * @param {{ jobs?: number, timeoutMs?: number, cpuAffinity?: boolean }} [options] default 1
+ *   job, 4 s, CPU shares on
  * @returns {{ backend: import('../src/backends/runner.js').RunnerBackend }}
  */
-function ownRunner(needle, { jobs = 1, timeoutMs = 4000 } = {}) {
+function ownRunner(needle, { jobs = 1, timeoutMs = 4000, cpuAffinity = true } = {}) {
   const own = /** @type {{ backend: import('../src/backends/runner.js').RunnerBackend }} */ ({});
   /** @type {Workspace} */
   let workspace;
   before(async () => {
     workspace = await Workspace.create({ python: 'python3', jobs });
     own.backend = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (
-      createBackend('runner', { workspace, needle, timeoutMs, jobs })
+      createBackend('runner', { workspace, needle, timeoutMs, jobs, cpuAffinity })
     );
   });
   after(async () => {
@@ -316,6 +317,58 @@ describe('runner backend: quick runs and cancellations', () => {
       }
     };
     await Promise.all([stream(0), stream(1)]);
+  });
+});
+
+describe('runner backend: CPU shares', { skip: process.platform !== 'linux' && 'Linux only' }, () => {
+  const MSG = 'BOOM-46';
+  const shared = ownRunner(MSG, { jobs: 2 });
+  const free = ownRunner(MSG, { jobs: 2, cpuAffinity: false });
+  const single = ownRunner(MSG);
+  // Sleeps first, so that runs started together overlap and take both slots.
+  const AFFINITY = `import os, time\ntime.sleep(0.2)\nprint("${MSG}", *sorted(os.sched_getaffinity(0)))`;
+  /**
+   * The CPUs a candidate may run on, for each of `count` candidates run at once.
+   * @param {import('../src/backends/runner.js').RunnerBackend} backend
+   * @param {number} count
+   */
+  const seen = async (backend, count) => {
+    const runs = await Promise.all(Array.from({ length: count }, () => backend.run(AFFINITY)));
+    return runs.map((r) => {
+      assert.equal(r.found, true, r.stderrTail);
+      return r.stdoutTail.trim().split(' ').slice(1).map(Number);
+    });
+  };
+  const byFirst = (/** @type {number[][]} */ lists) => [...lists].sort((a, b) => a[0] - b[0]);
+
+  test('with 2 jobs, each job and its candidates keep to their own part of the CPUs', async () => {
+    const [all] = await seen(free.backend, 1);
+    await shared.backend.prestart();
+    const shares = shared.backend.cpuShares();
+    if (all.length < 2) {
+      assert.deepEqual(shares, [null, null], 'fewer CPUs than jobs: no shares');
+      return;
+    }
+    const [a, b] = /** @type {number[][]} */ (shares);
+    assert.ok(a.length > 0 && b.length > 0, JSON.stringify(shares));
+    assert.deepEqual(
+      [...a, ...b].sort((x, y) => x - y),
+      all,
+      'the shares are disjoint and together every CPU the host may use',
+    );
+    assert.deepEqual(
+      byFirst(await seen(shared.backend, 2)),
+      byFirst([a, b]),
+      'candidates run in their share',
+    );
+  });
+
+  test('with one job, or with cpuAffinity false, candidates may use every CPU', async () => {
+    const [all] = await seen(free.backend, 1);
+    assert.deepEqual(await seen(free.backend, 2), [all, all]);
+    assert.deepEqual(free.backend.cpuShares(), [null, null]);
+    assert.deepEqual(await seen(single.backend, 1), [all]);
+    assert.deepEqual(single.backend.cpuShares(), [null]);
   });
 });
 

@@ -25,12 +25,14 @@ const EXIT_WAIT_MS = 1000;
  * @property {string[]} preload
  * @property {string} scriptDir
  * @property {number} timeoutMs
+ * @property {[number, number]} [share] `[slot, jobs]`: keep to this job's share of the
+ *   CPUs (see `cpu_share` in the worker)
  */
 
 /** One Python worker process and the candidate it runs, if any. */
 class Worker {
   /** @param {WorkerOptions} options */
-  constructor({ workspace, needle, preload, scriptDir, timeoutMs }) {
+  constructor({ workspace, needle, preload, scriptDir, timeoutMs, share }) {
     this.timeoutMs = timeoutMs;
     /** @type {number | undefined} from when on a run is probed for being stuck */
     this.stuckAfterMs = undefined;
@@ -43,6 +45,8 @@ class Worker {
     this.stderr = new Capture(Buffer.alloc(0));
     /** @type {string[]} */
     this.failedImports = [];
+    /** @type {number[] | null} the CPUs the worker and its candidates keep to (null: all) */
+    this.cpus = null;
 
     this.proc = spawn(workspace.python, [WORKER], {
       cwd: workspace.cwd,
@@ -68,7 +72,7 @@ class Worker {
     }
     this.proc.on('error', () => this.die());
     this.proc.on('close', () => this.die());
-    this.send({ op: 'init', needle, preload, scriptDir });
+    this.send({ op: 'init', needle, preload, scriptDir, ...(share ? { share } : {}) });
   }
 
   /** @param {object} message */
@@ -87,6 +91,7 @@ class Worker {
     }
     if (message.event === 'ready') {
       this.failedImports = message.failed.map((/** @type {[string, string]} */ [m, e]) => `${m} (${e})`);
+      this.cpus = message.cpus ?? null;
       this.onReady(true);
       return;
     }
@@ -192,9 +197,11 @@ export class RunnerBackend {
    * @param {number} options.timeoutMs
    * @param {number} options.jobs
    * @param {string[]} [options.preload] modules every worker imports once
+   * @param {boolean} [options.cpuAffinity] with several jobs, keep each job's worker and
+   *   its candidates to that job's share of the CPUs (default true)
    * @param {(message: string) => void} [options.onWarning]
    */
-  constructor({ workspace, needle, timeoutMs, jobs, preload = [], onWarning }) {
+  constructor({ workspace, needle, timeoutMs, jobs, preload = [], cpuAffinity = true, onWarning }) {
     this.name = 'runner';
     this.workspace = workspace;
     this.needle = needle;
@@ -202,6 +209,7 @@ export class RunnerBackend {
     /** Limit for starting a worker (imports included); `limitTimeout` leaves it alone. */
     this.startTimeoutMs = timeoutMs;
     this.preload = preload;
+    this.cpuAffinity = cpuAffinity;
     this.onWarning = onWarning ?? (() => {});
     this.slots = new Slots(jobs);
     /** @type {(Worker | undefined)[]} */
@@ -291,6 +299,7 @@ export class RunnerBackend {
         preload: this.preload,
         scriptDir: path.dirname(this.workspace.file(slot)),
         timeoutMs: this.startTimeoutMs,
+        share: this.cpuAffinity && this.workers.length > 1 ? [slot, this.workers.length] : undefined,
       });
       this.workers[slot] = worker;
       if (await worker.ready) {
@@ -307,6 +316,15 @@ export class RunnerBackend {
       this.onWarning('the Python worker did not start with preloaded modules; preloading is off');
       this.preload = [];
     }
+  }
+
+  /**
+   * The CPUs each job's worker keeps to (null: all it may use), by slot; undefined for
+   * a worker not started.
+   * @returns {(number[] | null | undefined)[]}
+   */
+  cpuShares() {
+    return this.workers.map((worker) => (worker && !worker.dead ? worker.cpus : undefined));
   }
 
   /** Stops every worker and the candidates they run. */
