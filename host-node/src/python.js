@@ -150,6 +150,8 @@ export class Workspace {
     this.env = { ...this.plainEnv, PYTHONHASHSEED: base.PYTHONHASHSEED ?? '0' };
     /** @type {(number | undefined)[]} open files of the jobs, see `write` */
     this.fds = new Array(jobs).fill(undefined);
+    /** @type {number[]} the size of each job's file */
+    this.sizes = new Array(jobs).fill(0);
     this.closed = false;
     openWorkspaces.add(this);
   }
@@ -163,10 +165,18 @@ export class Workspace {
   }
 
   /**
+   * Where the runner worker of job `slot` keeps the pid of the candidate it runs.
+   * @param {number} slot
+   */
+  pidFile(slot) {
+    return path.join(this.dir, `job${slot}.pid`);
+  }
+
+  /**
    * Puts `source` into the file of job `slot` and returns its path. The file stays
-   * open and is overwritten in place, then cut to length: truncating a written file
-   * to zero (`O_TRUNC`) makes ext4 flush it, about 0.25 ms, a tenth of a small
-   * candidate's run.
+   * open and is overwritten in place, then cut to length if it shrank: truncating a
+   * written file to zero (`O_TRUNC`) makes ext4 flush it, about 0.25 ms, a tenth of a
+   * small candidate's run.
    * @param {number} slot
    * @param {string} source
    */
@@ -181,7 +191,8 @@ export class Workspace {
     let done = 0;
     while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done, done);
     // Never truncated to zero first: that is what makes ext4 flush.
-    fs.ftruncateSync(fd, bytes.length);
+    if (bytes.length < this.sizes[slot]) fs.ftruncateSync(fd, bytes.length);
+    this.sizes[slot] = bytes.length;
     return file;
   }
 

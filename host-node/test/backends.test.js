@@ -200,15 +200,22 @@ for (const name of BACKENDS) {
     });
 
     if (name === 'runner') {
-      test('a worker that dies is replaced', async () => {
-        const pending = run('import time\ntime.sleep(5)');
+      test('a worker that dies is replaced, and the candidate it ran is killed', async () => {
+        // The candidate becomes a marked sleeper (same pid, so same process group).
+        const mark = `orphan-${process.pid}`;
+        const pending = run(
+          `import os, sys\nos.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(30)"], dict(os.environ, AUTODD_TEST_MARK="${mark}"))`,
+        );
         await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(processesWithMark(mark).length, 1, 'the candidate runs');
         const runner = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (backend);
         for (const worker of runner.workers)
           if (worker?.current) process.kill(Number(worker.proc.pid), 'SIGKILL');
         const r = await pending;
         assert.equal(r.found, false);
         assert.equal(r.outcome, 'crashed');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        assert.deepEqual(processesWithMark(mark), [], 'the host killed the candidate of the dead worker');
         assert.equal((await run(`print("${MSG}")`)).found, true);
       });
 

@@ -55,8 +55,29 @@ export function untrackGroup(pgid) {
   liveGroups.delete(pgid);
 }
 
+/**
+ * Functions that give a process group to kill on a hard exit when they are asked (a
+ * runner worker's candidate, whose pid the worker keeps in a file).
+ * @type {Set<() => number | undefined>}
+ */
+const groupSources = new Set();
+
+/**
+ * Remembers where to find a process group that killAllGroups() must reach.
+ * @param {() => number | undefined} source
+ */
+export function trackGroupSource(source) {
+  groupSources.add(source);
+}
+
+/** @param {() => number | undefined} source */
+export function untrackGroupSource(source) {
+  groupSources.delete(source);
+}
+
 /** Kills every tracked group: for a second Ctrl-C, or an exit that skipped cleanup. */
 export function killAllGroups() {
+  for (const source of groupSources) killGroup(source());
   for (const pgid of liveGroups) killGroup(pgid);
   liveGroups.clear();
 }

@@ -3,10 +3,17 @@
 // protocol is described at the top of the worker.
 
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import { PYTHON_DIR } from '../python.js';
-import { Capture, killGroup, trackGroup, untrackGroup } from './capture.js';
+import {
+  Capture,
+  killGroup,
+  trackGroup,
+  trackGroupSource,
+  untrackGroup,
+  untrackGroupSource,
+} from './capture.js';
 import { runResult, signalName } from './result.js';
 import { Slots } from './slots.js';
 
@@ -24,6 +31,7 @@ const EXIT_WAIT_MS = 1000;
  * @property {string} needle
  * @property {string[]} preload
  * @property {string} scriptDir
+ * @property {string} pidFile where the worker keeps the pid of the candidate it runs
  * @property {number} timeoutMs
  * @property {[number, number]} [share] `[slot, jobs]`: keep to this job's share of the
  *   CPUs (see `cpu_share` in the worker)
@@ -32,15 +40,18 @@ const EXIT_WAIT_MS = 1000;
 /** One Python worker process and the candidate it runs, if any. */
 class Worker {
   /** @param {WorkerOptions} options */
-  constructor({ workspace, needle, preload, scriptDir, timeoutMs, share }) {
+  constructor({ workspace, needle, preload, scriptDir, pidFile, timeoutMs, share }) {
     this.timeoutMs = timeoutMs;
     /** @type {number | undefined} from when on a run is probed for being stuck */
     this.stuckAfterMs = undefined;
     this.preload = preload;
     this.dead = false;
     this.seq = 0;
-    /** @type {{ id: number, pid?: number, finish: (r: RunResult) => void } | undefined} */
+    /** @type {{ id: number, finish: (r: RunResult) => void } | undefined} */
     this.current = undefined;
+    this.pidFile = pidFile;
+    /** The candidate's group, for a hard exit of this process. */
+    this.candidateGroup = () => (this.current ? this.candidatePid() : undefined);
     /** The worker's own stderr (import errors, crashes), for messages. */
     this.stderr = new Capture(Buffer.alloc(0));
     /** @type {string[]} */
@@ -57,6 +68,7 @@ class Worker {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     trackGroup(this.proc.pid);
+    trackGroupSource(this.candidateGroup);
     this.proc.stdin?.on('error', () => {}); // EPIPE once the worker is gone
     this.proc.stderr?.on('data', (chunk) => this.stderr.feed(chunk));
     /** @type {(ok: boolean) => void} */
@@ -68,11 +80,22 @@ class Worker {
     this.ready.then(() => clearTimeout(readyTimer));
 
     if (this.proc.stdout) {
-      readline.createInterface({ input: this.proc.stdout }).on('line', (line) => this.receive(line));
+      // JSON lines; split by hand (readline's machinery cost more than the parsing).
+      let pending = '';
+      this.proc.stdout.setEncoding('utf8');
+      this.proc.stdout.on('data', (/** @type {string} */ chunk) => {
+        pending += chunk;
+        let end;
+        while ((end = pending.indexOf('\n')) >= 0) {
+          const line = pending.slice(0, end);
+          pending = pending.slice(end + 1);
+          this.receive(line);
+        }
+      });
     }
     this.proc.on('error', () => this.die());
     this.proc.on('close', () => this.die());
-    this.send({ op: 'init', needle, preload, scriptDir, ...(share ? { share } : {}) });
+    this.send({ op: 'init', needle, preload, scriptDir, pidFile, ...(share ? { share } : {}) });
   }
 
   /** @param {object} message */
@@ -97,10 +120,7 @@ class Worker {
     }
     const current = this.current;
     if (!current || message.id !== current.id) return;
-    if (message.event === 'started') {
-      current.pid = message.pid;
-      trackGroup(current.pid);
-    } else if (message.event === 'done') {
+    if (message.event === 'done') {
       const common = { stdoutTail: message.stdoutTail, stderrTail: message.stderrTail, ms: 0 };
       if (message.error) {
         current.finish(runResult({ ...common, outcome: 'crashed', error: message.error }));
@@ -125,9 +145,10 @@ class Worker {
     if (this.dead) return;
     this.dead = true;
     untrackGroup(this.proc.pid);
+    untrackGroupSource(this.candidateGroup);
     this.onReady(false);
     if (this.current) {
-      killGroup(this.current.pid);
+      killGroup(this.candidatePid());
       const why = this.stderr.text().trim().split('\n').slice(-3).join(' | ');
       this.current.finish(
         runResult({ outcome: 'crashed', error: `the Python worker died${why ? `: ${why}` : ''}`, ms: 0 }),
@@ -135,9 +156,23 @@ class Worker {
     }
   }
 
+  /**
+   * The pid (and process group) of the candidate the worker runs, from the file the
+   * worker keeps it in; undefined between runs.
+   * @returns {number | undefined}
+   */
+  candidatePid() {
+    try {
+      const pid = Number(fs.readFileSync(this.pidFile, 'latin1').trim());
+      return pid > 0 ? pid : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Kills the worker and the candidate it runs. */
   kill() {
-    killGroup(this.current?.pid);
+    if (this.current) killGroup(this.candidatePid());
     killGroup(this.proc.pid);
   }
 
@@ -158,7 +193,6 @@ class Worker {
       }, this.timeoutMs + GRACE_MS);
       const finish = (/** @type {RunResult} */ result) => {
         if (this.current?.id !== id) return;
-        untrackGroup(this.current.pid);
         this.current = undefined;
         clearTimeout(fallback);
         signal?.removeEventListener('abort', onAbort);
@@ -298,6 +332,7 @@ export class RunnerBackend {
         needle: this.needle,
         preload: this.preload,
         scriptDir: path.dirname(this.workspace.file(slot)),
+        pidFile: this.workspace.pidFile(slot),
         timeoutMs: this.startTimeoutMs,
         share: this.cpuAffinity && this.workers.length > 1 ? [slot, this.workers.length] : undefined,
       });
