@@ -11,22 +11,20 @@ worker answers on its stdout (kept private: the worker's own fd 1 is pointed at
 its stderr so nothing printed by an imported module can corrupt the protocol).
 
   host   {"op": "init", "needle": MSG, "preload": [module, ...], "scriptDir": DIR,
-          "share": [SLOT, JOBS] (optional: see cpu_share),
-          "pidFile": FILE (optional: see below)}
+          "share": [SLOT, JOBS] (optional: see cpu_share), "pidFile": FILE}
   worker {"event": "ready", "preloaded": [...], "failed": [[module, error], ...],
           "cpus": [cpu, ...] | null (the CPUs it keeps to; null: all it may use)}
   host   {"op": "run", "id": N, "path": FILE, "timeout": SECONDS,
           "stuckAfter": SECONDS (optional: see Stuck)}
-  worker {"event": "started", "id": N, "pid": PID}        (only without pidFile)
   host   {"op": "cancel", "id": N}                      (optional, while running)
   worker {"event": "done", "id": N, "found": bool, "exitCode": int|null,
           "signal": int|null, "killed": null|"timeout"|"stuck"|"cancelled",
           "stdoutTail": str, "stderrTail": str, "error": str|null}
 
-With "pidFile", the pid of the candidate running is kept in that file instead of
-being sent (ten digits and a newline, overwritten in place; 0 between runs): the
-host reads it only when it must kill the candidate itself (the worker died, or the
-host exits), and saves a message and a wakeup per run.
+The pid of the candidate running is kept in "pidFile" rather than sent (ten digits
+and a newline, overwritten in place; 0 between runs): the host reads it only when it
+must kill the candidate itself (the worker died, or the host exits), which saves a
+message and a wakeup per run.
 
 The candidate's fds 1 and 2 are pipes read by the worker, which keeps only
 what matching needs (see Capture). A candidate is killed with its whole process
@@ -356,7 +354,7 @@ def child(path, out_w, err_w, done_w, closing):
         os._exit(status)
 
 
-def run(control, forker, request, needle, pid_fd=None):
+def run(control, forker, request, needle, pid_fd):
     job_id = request["id"]
     deadline = time.monotonic() + float(request["timeout"])
     out_r, out_w = os.pipe()
@@ -372,10 +370,7 @@ def run(control, forker, request, needle, pid_fd=None):
         os.close(out_w)
         os.close(err_w)
         os.close(done_w)
-    if pid_fd is None:
-        control.send({"event": "started", "id": job_id, "pid": pid})
-    else:
-        os.pwrite(pid_fd, b"%10d\n" % pid, 0)
+    os.pwrite(pid_fd, b"%10d\n" % pid, 0)
     out, err = Capture(needle), Capture(needle)
     stuck_after = request.get("stuckAfter")
     stuck_at = None if stuck_after is None else time.monotonic() + float(stuck_after)
@@ -384,8 +379,7 @@ def run(control, forker, request, needle, pid_fd=None):
     for fd in readers:
         os.set_blocking(fd, False)
     killed, status = supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at)
-    if pid_fd is not None:
-        os.pwrite(pid_fd, b"%10d\n" % 0, 0)
+    os.pwrite(pid_fd, b"%10d\n" % 0, 0)
     result = done(job_id, needle, out=out, err=err, killed=killed)
     if status is not None:  # None: cancelled, and left to exit
         if os.WIFSIGNALED(status):
@@ -821,8 +815,7 @@ def main():
     sys.path[0] = init["scriptDir"]
     share = init.get("share")
     cpus = keep_to(cpu_share(*share)) if share else None
-    pid_file = init.get("pidFile")
-    pid_fd = os.open(pid_file, os.O_RDWR | os.O_CREAT, 0o600) if pid_file else None
+    pid_fd = os.open(init["pidFile"], os.O_RDWR | os.O_CREAT, 0o600)
     loaded, failed = preload(init.get("preload", []))
     # The first compile() of a process sets up the compiler's state (the AST types
     # among it), over a millisecond that every child would otherwise spend again on

@@ -4,7 +4,6 @@
 // in a fresh `python3` process.
 
 import { BACKENDS, createBackend } from './backends/index.js';
-import { RunnerBackend } from './backends/runner.js';
 import { SubprocBackend } from './backends/subproc.js';
 import { loadEngine } from './engine.js';
 import { AutoddError, fromEngine } from './errors.js';
@@ -209,7 +208,7 @@ export async function reducePython(options) {
         cpuAffinity: options.cpuAffinity !== false,
         onWarning: warn,
       });
-      if (backend instanceof RunnerBackend) cpuShares = () => backend.cpuShares();
+      if ('cpuShares' in backend) cpuShares = () => backend.cpuShares();
       /**
        * Runs `text` once in a fresh `python3`, as a user running OUTPUT would.
        * @param {string} text
@@ -262,7 +261,6 @@ export async function reducePython(options) {
         }
         const t1 = performance.now();
         timings.checkMs = t1 - t0;
-
         if (output) await writeAtomic(output, original);
         // OUTPUT is rewritten in the background: a write (about 0.75 ms, synced) must
         // not hold up the next candidates. Writes go one after another on `writes`; a

@@ -51,7 +51,7 @@ class Worker {
     this.current = undefined;
     this.pidFile = pidFile;
     /** The candidate's group, for a hard exit of this process. */
-    this.candidateGroup = () => (this.current ? this.candidatePid() : undefined);
+    this.candidateGroup = () => this.candidatePid();
     /** The worker's own stderr (import errors, crashes), for messages. */
     this.stderr = new Capture(Buffer.alloc(0));
     /** @type {string[]} */
@@ -162,6 +162,7 @@ class Worker {
    * @returns {number | undefined}
    */
   candidatePid() {
+    if (!this.current) return undefined;
     try {
       const pid = Number(fs.readFileSync(this.pidFile, 'latin1').trim());
       return pid > 0 ? pid : undefined;
@@ -172,7 +173,7 @@ class Worker {
 
   /** Kills the worker and the candidate it runs. */
   kill() {
-    if (this.current) killGroup(this.candidatePid());
+    killGroup(this.candidatePid());
     killGroup(this.proc.pid);
   }
 

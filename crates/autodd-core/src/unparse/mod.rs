@@ -35,13 +35,8 @@ pub fn unparse_module(body: &[ast::Stmt]) -> String {
 /// [`unparse_module`], and where each top-level statement starts in the text (for
 /// [`crate::parse::reparse_module`]).
 pub fn unparse_module_starts(body: &[ast::Stmt]) -> (String, Vec<usize>) {
-    let mut p = Printer::new();
-    let mut starts = Vec::with_capacity(body.len());
-    for stmt in body {
-        starts.push(p.out.len());
-        p.stmt(stmt);
-    }
-    (p.out, starts)
+    let pieces: Vec<Piece> = body.iter().map(Piece::Stmt).collect();
+    unparse_pieces(&pieces)
 }
 
 /// A top-level statement of a module to print: one to print, or one whose printed
