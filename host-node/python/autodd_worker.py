@@ -32,6 +32,7 @@ group on timeout, on cancel, and when the host goes away (EOF on stdin).
 """
 
 import atexit
+import errno
 import gc
 import importlib
 import json
@@ -80,6 +81,8 @@ async def h():
 # How long to keep reading a candidate's pipes after it exited: a process it
 # started elsewhere may still hold them open.
 DRAIN_SECONDS = 0.5
+# Pauses between attempts at a fork that failed for want of resources (see spawn).
+FORK_RETRY_SECONDS = (0.01, 0.03, 0.1, 0.2)
 # Without pidfd support, how often to look whether the child has exited.
 POLL_SECONDS = 0.05
 # The candidate's output is read when it is done, and in between every so often,
@@ -361,7 +364,7 @@ def run(control, forker, request, needle, pid_fd):
     err_r, err_w = os.pipe()
     done_r, done_w = os.pipe()
     try:
-        pid = forker.spawn(request["path"], out_w, err_w, done_w, [out_r, err_r, done_r])
+        pid = spawn(forker, request["path"], out_w, err_w, done_w, [out_r, err_r, done_r])
     except OSError as exc:
         for fd in (out_r, err_r, done_r):
             os.close(fd)
@@ -387,6 +390,21 @@ def run(control, forker, request, needle, pid_fd):
         elif os.WIFEXITED(status):
             result["exitCode"] = os.WEXITSTATUS(status)
     return result
+
+
+def spawn(forker, path, out_w, err_w, done_w, closing):
+    """Starts a candidate (see Forks.spawn). A fork that fails for want of processes
+    or memory (EAGAIN, ENOMEM) is tried again a few times over about 0.3 s: with
+    other programs starting and ending, such a shortage is often over at once, and
+    a candidate that could not start must not pass for a broken one."""
+    for delay in FORK_RETRY_SECONDS:
+        try:
+            return forker.spawn(path, out_w, err_w, done_w, closing)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.ENOMEM):
+                raise
+        time.sleep(delay)
+    return forker.spawn(path, out_w, err_w, done_w, closing)
 
 
 class Forks:
@@ -447,7 +465,7 @@ class Zygote:
 
     Requests and answers, one datagram each:
       worker  "f PATH" with the child's three pipe ends (SCM_RIGHTS)
-      zygote  "p PID" (forked) or "e MESSAGE" (could not fork)
+      zygote  "p PID" (forked) or "e ERRNO MESSAGE" (could not fork)
       worker  "w PID", once the child has exited without saying it was done
       zygote  "x PID STATUS"
     The worker learns of an exit from a pidfd, so the zygote is woken only by
@@ -504,7 +522,8 @@ class Zygote:
             return self.fallback.spawn(path, out_w, err_w, done_w, closing)
         kind, _, rest = answer.partition(b" ")
         if kind != b"p":
-            raise ForkFailed(rest.decode("utf-8", "replace"))
+            code, _, why = rest.partition(b" ")
+            raise ForkFailed(int(code), why.decode("utf-8", "replace"))
         pid = int(rest)
         self.mine.add(pid)
         return pid
@@ -564,13 +583,14 @@ def serve(sock):
         if kind != b"f" or len(fds) != 3:
             for fd in fds:
                 os.close(fd)
-            sock.send(b"e bad request")
+            sock.send(b"e %d bad request" % errno.EINVAL)
             continue
         try:
             pid = os.fork()
         except OSError as exc:
             pid = None
-            sock.send(b"e %s" % str(exc).encode())
+            why = (exc.strerror or str(exc)).encode()
+            sock.send(b"e %d %s" % (exc.errno or 0, why))
         if pid == 0:
             out_w, err_w, done_w = fds
             child(os.fsdecode(rest), out_w, err_w, done_w, [sock.fileno()])

@@ -2,10 +2,11 @@
 // timeouts, crashes, isolation, cancellation. No wasm engine needed.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { Capture, TAIL_BYTES } from '../src/backends/capture.js';
 import { createBackend } from '../src/backends/index.js';
-import { Workspace } from '../src/python.js';
+import { PYTHON_DIR, Workspace } from '../src/python.js';
 import { BACKENDS, fixture, processesWithMark } from './helpers.js';
 
 describe('Capture', () => {
@@ -281,9 +282,11 @@ print("${MSG}", os.getppid(), parent(os.getppid()))
     // even said its pid; its status must not be lost.
     for (let i = 0; i < 40; i++) {
       const quick = await own.backend.run('import os\nos._exit(3)');
-      assert.equal(quick.outcome, 'exited');
+      assert.equal(quick.outcome, 'exited', quick.error);
       assert.equal(quick.exitCode, 3);
     }
+    // Still the zygote: the candidate below must not kill the worker instead.
+    assert.deepEqual(await chain(), first, 'the zygote outlives quick candidates');
 
     // A candidate that kills the zygote and then dies of a signal: its status went
     // with the zygote, yet the run ends, as killed.
@@ -291,10 +294,46 @@ print("${MSG}", os.getppid(), parent(os.getppid()))
       'import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(0.2)\nos.kill(os.getpid(), signal.SIGSEGV)',
     );
     assert.equal(r.found, false);
-    assert.equal(r.outcome, 'signaled');
+    assert.equal(r.outcome, 'signaled', r.error);
     const after = await chain();
     assert.equal(after.forker, worker.proc.pid, 'the worker forks candidates itself now');
     assert.equal((await own.backend.run(`print("${MSG}")`)).found, true);
+  });
+});
+
+describe('runner worker: a fork that fails for want of resources', () => {
+  // The worker's own function, with a forker that fails as a full process table does.
+  const attempt = (/** @type {string} */ failures) =>
+    execFileSync(
+      'python3',
+      [
+        '-c',
+        `import errno, sys
+sys.path.insert(0, sys.argv[1])
+import autodd_worker as w
+failures = [${failures}]
+calls = []
+class Forker:
+    def spawn(self, *args):
+        calls.append(args)
+        if failures:
+            raise OSError(failures.pop(0), "no")
+        return 4242
+try:
+    print(w.spawn(Forker(), "p.py", 1, 2, 3, []), len(calls))
+except OSError as exc:
+    print(errno.errorcode[exc.errno], len(calls))`,
+        PYTHON_DIR,
+      ],
+      { encoding: 'utf8' },
+    ).trim();
+
+  test('EAGAIN and ENOMEM are tried again; the fork that then works counts', () => {
+    assert.equal(attempt('errno.EAGAIN, errno.ENOMEM, errno.EAGAIN'), '4242 4');
+  });
+  test('a shortage that lasts ends in the error; other errors end at once', () => {
+    assert.equal(attempt('errno.EAGAIN] * 9 + ['), 'EAGAIN 5');
+    assert.equal(attempt('errno.EPERM'), 'EPERM 1');
   });
 });
 
