@@ -232,25 +232,39 @@ export async function reducePython(options) {
       };
       try {
         onPhase?.('check');
-        // The other jobs' workers start while the check runs.
-        const warming = jobs > 1 && 'prestart' in backend ? backend.prestart() : undefined;
-        const original = reducer.best();
-        const check = await backend.run(original, { signal });
-        if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
-        if (!check.found) throw notReproduced(errMsg, check, timeout, workspace.env.PYTHONHASHSEED);
         // A candidate that hangs (a loop lost its exit) would cost the whole timeout:
-        // cap candidates at a multiple of the original's run time. The first run
-        // included starting the worker, so the original runs once more, warm, and
-        // the faster of the two runs sets the cap.
+        // cap candidates at a multiple of the original's run time. The first run of a
+        // worker is slower than the ones after it (its caches are cold), so the
+        // original runs twice and the faster run sets the cap.
         // A candidate left waiting for an event nothing will send (an asyncio loop
         // with nothing scheduled, a queue nobody fills) is killed as soon as that is
         // clear, once it has run a little longer than the original did.
         const adaptive = options.adaptiveTimeout !== false;
         const stuckCheck = options.stuckDetection !== false && 'detectStuck' in backend;
-        if (adaptive || stuckCheck) {
-          // Timed alone: a worker still starting would slow it and raise the cap.
-          await warming;
-          const again = await backend.run(original, { signal });
+        const timed = adaptive || stuckCheck;
+        const original = reducer.best();
+        // With several jobs the second run goes at once, on another job's worker (it
+        // starts meanwhile, on its own CPUs), and any other workers start too.
+        const stopSecond = new AbortController();
+        const abortSecond = () => stopSecond.abort();
+        signal?.addEventListener('abort', abortSecond, { once: true });
+        const second = timed && jobs > 1 ? backend.run(original, { signal: stopSecond.signal }) : undefined;
+        const warming = jobs > 1 && 'prestart' in backend ? backend.prestart() : undefined;
+        /** @type {import('./backends/result.js').RunResult} */
+        let check;
+        try {
+          check = await backend.run(original, { signal });
+          if (!check.found) stopSecond.abort();
+        } finally {
+          // Settled before anything else runs (or the backend closes).
+          await second;
+          signal?.removeEventListener('abort', abortSecond);
+        }
+        if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
+        if (!check.found) throw notReproduced(errMsg, check, timeout, workspace.env.PYTHONHASHSEED);
+        if (timed) {
+          // With one job, timed alone: a worker still starting would slow it.
+          const again = (await second) ?? (await warming, await backend.run(original, { signal }));
           if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
           const originalMs = again.found ? Math.min(check.ms, again.ms) : check.ms;
           if (adaptive) {
@@ -367,8 +381,11 @@ export async function reducePython(options) {
             }
           }
         }
-        // The final word: a fresh process, as `python3 OUTPUT` would run it.
+        // The final word: a fresh process, as `python3 OUTPUT` would run it. The
+        // workers are done: they exit meanwhile.
+        const closing = backend.close();
         const confirm = await freshRun(final, timeoutMs, signal);
+        await closing;
         timings.finishMs = performance.now() - t2;
         const interrupted = Boolean(signal?.aborted);
         const reproduced = interrupted ? null : confirm.found;

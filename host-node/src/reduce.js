@@ -109,6 +109,12 @@ export function createReducer(source, options) {
  */
 
 /**
+ * Why a candidate's `signal` aborts: its verdict is no longer needed. One shared
+ * reason, as `abort()` without one builds a DOMException, stack trace and all.
+ */
+const STALE = Object.freeze(new Error('the candidate went stale'));
+
+/**
  * Runs a reduction to its end (or until `signal` aborts).
  *
  * With several jobs, a success that finishes while an earlier candidate still runs
@@ -211,7 +217,7 @@ export async function drive(
   const cancel = (entries) => {
     for (const entry of entries) {
       entry.stale = true;
-      entry.controller.abort();
+      entry.controller.abort(STALE);
     }
   };
   const cancelAll = async () => {

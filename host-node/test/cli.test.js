@@ -163,16 +163,19 @@ describe('bad input', { skip }, () => {
 });
 
 describe('reproduction check', { skip }, () => {
-  test('refuses a program whose output lacks MSG, with exit 1 and its output', async () => {
-    const dir = fixture({ 'fine.py': 'print("all good")\nimport sys\nprint("warn", file=sys.stderr)\n' });
-    const run = await runCli(['fine.py', '--err-msg', 'BUG', '-o', 'out.py'], { cwd: dir });
-    assert.equal(run.code, 1, run.stderr);
-    assert.match(run.stderr, /^autodd: error: the original program does not reproduce/);
-    assert.match(run.stderr, /all good/);
-    assert.match(run.stderr, /warn/);
-    assert.doesNotMatch(run.stderr, /accepted/);
-    assert.equal(fs.existsSync(path.join(dir, 'out.py')), false);
-  });
+  // With -j 2 the original runs twice at once (for the timing), on two workers.
+  for (const jobs of ['1', '2']) {
+    test(`-j ${jobs}: refuses a program whose output lacks MSG, with exit 1 and its output`, async () => {
+      const dir = fixture({ 'fine.py': 'print("all good")\nimport sys\nprint("warn", file=sys.stderr)\n' });
+      const run = await runCli(['fine.py', '--err-msg', 'BUG', '-o', 'out.py', '-j', jobs], { cwd: dir });
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stderr, /^autodd: error: the original program does not reproduce/);
+      assert.match(run.stderr, /all good/);
+      assert.match(run.stderr, /warn/);
+      assert.doesNotMatch(run.stderr, /accepted/);
+      assert.equal(fs.existsSync(path.join(dir, 'out.py')), false);
+    });
+  }
 });
 
 for (const backend of BACKENDS) {
