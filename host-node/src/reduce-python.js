@@ -233,9 +233,9 @@ export async function reducePython(options) {
       try {
         onPhase?.('check');
         // A candidate that hangs (a loop lost its exit) would cost the whole timeout:
-        // cap candidates at a multiple of the original's run time. The first run of a
-        // worker is slower than the ones after it (its caches are cold), so the
-        // original runs twice and the faster run sets the cap.
+        // cap candidates at a multiple of the original's run time. One run may be slow
+        // (a worker's first fork, cold caches, a busy machine), so the original runs
+        // twice and the faster run sets the cap.
         // A candidate left waiting for an event nothing will send (an asyncio loop
         // with nothing scheduled, a queue nobody fills) is killed as soon as that is
         // clear, once it has run a little longer than the original did.
