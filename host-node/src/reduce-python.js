@@ -249,7 +249,7 @@ export async function reducePython(options) {
         const abortSecond = () => stopSecond.abort();
         signal?.addEventListener('abort', abortSecond, { once: true });
         const second = timed && jobs > 1 ? backend.run(original, { signal: stopSecond.signal }) : undefined;
-        const warming = jobs > 1 && 'prestart' in backend ? backend.prestart() : undefined;
+        if (jobs > 1 && 'prestart' in backend) backend.prestart();
         /** @type {import('./backends/result.js').RunResult} */
         let check;
         try {
@@ -263,8 +263,8 @@ export async function reducePython(options) {
         if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
         if (!check.found) throw notReproduced(errMsg, check, timeout, workspace.env.PYTHONHASHSEED);
         if (timed) {
-          // With one job, timed alone: a worker still starting would slow it.
-          const again = (await second) ?? (await warming, await backend.run(original, { signal }));
+          // With one job, the second run follows the check on the same worker.
+          const again = (await second) ?? (await backend.run(original, { signal }));
           if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
           const originalMs = again.found ? Math.min(check.ms, again.ms) : check.ms;
           if (adaptive) {
