@@ -302,7 +302,8 @@ print("${MSG}", os.getppid(), parent(os.getppid()))
 });
 
 describe('runner worker: a fork that fails for want of resources', () => {
-  // The worker's own function, with a forker that fails as a full process table does.
+  // The worker's own function, with a forker that fails as a full process table does:
+  // `failures`, a Python list of errnos, one per failed attempt.
   const attempt = (/** @type {string} */ failures) =>
     execFileSync(
       'python3',
@@ -311,7 +312,7 @@ describe('runner worker: a fork that fails for want of resources', () => {
         `import errno, sys
 sys.path.insert(0, sys.argv[1])
 import autodd_worker as w
-failures = [${failures}]
+failures = ${failures}
 calls = []
 class Forker:
     def spawn(self, *args):
@@ -329,11 +330,11 @@ except OSError as exc:
     ).trim();
 
   test('EAGAIN and ENOMEM are tried again; the fork that then works counts', () => {
-    assert.equal(attempt('errno.EAGAIN, errno.ENOMEM, errno.EAGAIN'), '4242 4');
+    assert.equal(attempt('[errno.EAGAIN, errno.ENOMEM, errno.EAGAIN]'), '4242 4');
   });
   test('a shortage that lasts ends in the error; other errors end at once', () => {
-    assert.equal(attempt('errno.EAGAIN] * 9 + ['), 'EAGAIN 5');
-    assert.equal(attempt('errno.EPERM'), 'EPERM 1');
+    assert.equal(attempt('[errno.EAGAIN] * 9'), 'EAGAIN 5');
+    assert.equal(attempt('[errno.EPERM]'), 'EPERM 1');
   });
 });
 
