@@ -163,6 +163,16 @@ export interface ReducePythonOptions {
    */
   adaptiveTimeout?: boolean;
   /**
+   * Runner, Linux: the memory, in MiB, each candidate may allocate beyond what its
+   * worker holds (its heap and private writable memory, `RLIMIT_DATA`); a candidate
+   * that wants more gets a `MemoryError` instead of taking the machine's memory until
+   * its time limit. Default: half the machine's memory shared by the jobs, at least
+   * 2048 MiB each, and no limit when `errMsg` is itself about memory (`MemoryError`,
+   * `out of memory`, `cannot allocate memory`). `false`: no limit. The subproc
+   * backend has no limit, and refuses a number.
+   */
+  memoryLimit?: number | false;
+  /**
    * Propose the next candidate while the current ones run, so the engine's time
    * overlaps them. It changes nothing in the search. Default true.
    */
@@ -278,6 +288,8 @@ export interface ReducePythonResult {
    * job used every CPU this process may use (see `cpuAffinity`).
    */
   cpus?: (number[] | null)[];
+  /** What each candidate could allocate, in MiB (see `memoryLimit`); null: no limit. */
+  memoryLimitMib: number | null;
 }
 
 /**

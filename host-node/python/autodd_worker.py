@@ -11,9 +11,11 @@ worker answers on its stdout (kept private: the worker's own fd 1 is pointed at
 its stderr so nothing printed by an imported module can corrupt the protocol).
 
   host   {"op": "init", "needle": MSG, "preload": [module, ...], "scriptDir": DIR,
-          "share": [SLOT, JOBS] (optional: see cpu_share), "pidFile": FILE}
+          "share": [SLOT, JOBS] (optional: see cpu_share), "pidFile": FILE,
+          "memoryLimit": BYTES (optional: see limit_data)}
   worker {"event": "ready", "preloaded": [...], "failed": [[module, error], ...],
-          "cpus": [cpu, ...] | null (the CPUs it keeps to; null: all it may use)}
+          "cpus": [cpu, ...] | null (the CPUs it keeps to; null: all it may use),
+          "dataLimit": BYTES | null (the data limit candidates get; null: none)}
   host   {"op": "run", "id": N, "path": FILE, "timeout": SECONDS,
           "stuckAfter": SECONDS (optional: see Stuck)}
   host   {"op": "cancel", "id": N}                      (optional, while running)
@@ -38,6 +40,7 @@ import importlib
 import json
 import os
 import platform
+import resource
 import selectors
 import signal
 import socket
@@ -83,6 +86,8 @@ async def h():
 DRAIN_SECONDS = 0.5
 # Pauses between attempts at a fork that failed for want of resources (see spawn).
 FORK_RETRY_SECONDS = (0.01, 0.03, 0.1, 0.2)
+# The RLIMIT_DATA every candidate gets (see limit_data); None: no limit.
+DATA_LIMIT = None
 # Without pidfd support, how often to look whether the child has exited.
 POLL_SECONDS = 0.05
 # The candidate's output is read when it is done, and in between every so often,
@@ -341,6 +346,9 @@ def child(path, out_w, err_w, done_w, closing):
     status = 70
     try:
         os.setpgid(0, 0)
+        if DATA_LIMIT is not None:
+            hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
+            resource.setrlimit(resource.RLIMIT_DATA, (DATA_LIMIT, hard))
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
         for fd in [*closing, out_w, err_w]:
@@ -809,6 +817,29 @@ def keep_to(cpus):
     return cpus
 
 
+def limit_data(allowance):
+    """The RLIMIT_DATA for candidates that may each allocate `allowance` bytes more
+    than this process holds: a candidate whose loop lost its exit and now appends
+    forever gets a MemoryError once it has that much, instead of taking the machine's
+    memory until its time limit. RLIMIT_DATA counts the heap and private writable
+    mappings (Linux 4.7 on), not address space merely reserved (as GPU runtimes
+    reserve it), nor files mapped. Never above a limit this process already has.
+    None (no limit) where that is not how the limit counts, or /proc is missing."""
+    if not allowance or not sys.platform.startswith("linux"):
+        return None
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            data_pages = int(f.read().split()[5])  # data and stack
+        limit = data_pages * os.sysconf("SC_PAGE_SIZE") + int(allowance)
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        for cap in (soft, hard):
+            if cap != resource.RLIM_INFINITY:
+                limit = min(limit, cap)
+        return limit
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def preload(modules):
     loaded, failed = [], []
     for name in modules:
@@ -846,8 +877,12 @@ def main():
         compile("pass", "<autodd warm-up>", "exec", dont_inherit=True)
     # Keep the warm heap out of the collector's way so forked children share it.
     gc.freeze()
+    global DATA_LIMIT
+    DATA_LIMIT = limit_data(init.get("memoryLimit"))
     forker = Zygote(control) if Zygote.available() else Forks(control)
-    control.send({"event": "ready", "preloaded": loaded, "failed": failed, "cpus": cpus})
+    control.send(
+        {"event": "ready", "preloaded": loaded, "failed": failed, "cpus": cpus, "dataLimit": DATA_LIMIT}
+    )
 
     while True:
         request = control.receive()

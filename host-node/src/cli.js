@@ -32,6 +32,12 @@ Options:
   --no-adaptive-timeout
                        run every candidate with the full --timeout (by default a
                        candidate may take 10x the original's run time plus 0.1 s)
+  --memory-limit MIB   runner, Linux: memory each candidate may allocate beyond
+                       what its worker holds; one that wants more gets a
+                       MemoryError instead of taking the machine's memory
+                       (default: half the RAM shared by the jobs, at least 2048
+                       MiB each; none if MSG is about memory)
+  --no-memory-limit    let candidates allocate without limit
   --no-stuck-detection runner: let a stuck candidate (every thread waiting with no
                        timeout) run to its time limit instead of killing it
   --no-lookahead       propose a candidate only when a run slot is free (by default
@@ -72,6 +78,8 @@ const OPTIONS = /** @type {const} */ ({
   report: { type: 'string' },
   trace: { type: 'string' },
   'no-adaptive-timeout': { type: 'boolean' },
+  'memory-limit': { type: 'string' },
+  'no-memory-limit': { type: 'boolean' },
   'no-lookahead': { type: 'boolean' },
   'no-speculation': { type: 'boolean' },
   'no-stuck-detection': { type: 'boolean' },
@@ -100,6 +108,7 @@ const OPTIONS = /** @type {const} */ ({
  * @property {string} [report]
  * @property {string} [trace]
  * @property {boolean} adaptiveTimeout
+ * @property {number | false | undefined} memoryLimit MiB; undefined: the default
  * @property {boolean} lookahead
  * @property {boolean} speculate
  * @property {boolean} stuckDetection
@@ -152,6 +161,7 @@ export function parseCli(argv) {
     report: values.report,
     trace: values.trace,
     adaptiveTimeout: !values['no-adaptive-timeout'],
+    memoryLimit: memoryLimit(values['memory-limit'], Boolean(values['no-memory-limit'])),
     lookahead: !values['no-lookahead'],
     speculate: !values['no-speculation'],
     stuckDetection: !values['no-stuck-detection'],
@@ -168,21 +178,36 @@ export function parseCli(argv) {
 }
 
 /**
+ * @template {number | undefined} F
  * @param {string} name
  * @param {string | undefined} text
- * @param {number} fallback
+ * @param {F} fallback
  * @param {boolean} integer
+ * @param {string} [unit] of a number that need not be an integer
+ * @returns {number | F}
  */
-function number(name, text, fallback, integer) {
+function number(name, text, fallback, integer, unit = 'seconds') {
   if (text === undefined) return fallback;
   const value = Number(text);
   const ok =
     text.trim() !== '' && Number.isFinite(value) && value > 0 && (!integer || Number.isInteger(value));
   if (!ok) {
-    const what = integer ? 'a positive integer' : 'a positive number of seconds';
+    const what = integer ? 'a positive integer' : `a positive number of ${unit}`;
     throw new AutoddError('usage', `${name} must be ${what}, not '${text}'`);
   }
   return value;
+}
+
+/**
+ * @param {string | undefined} text --memory-limit
+ * @param {boolean} off --no-memory-limit
+ * @returns {number | false | undefined}
+ */
+function memoryLimit(text, off) {
+  if (text !== undefined && off) {
+    throw new AutoddError('usage', 'give --memory-limit or --no-memory-limit, not both');
+  }
+  return off ? false : number('--memory-limit', text, undefined, false, 'MiB');
 }
 
 function version() {
@@ -251,6 +276,7 @@ export async function main(argv) {
       preload: args.preload,
       keepFreeze: args.keepFreeze,
       adaptiveTimeout: args.adaptiveTimeout,
+      memoryLimit: args.memoryLimit,
       lookahead: args.lookahead,
       speculate: args.speculate,
       stuckDetection: args.stuckDetection,
@@ -340,6 +366,7 @@ async function writeReport(args, result) {
     jobs: args.jobs,
     timeout: args.timeout,
     candidateTimeout: result.candidateTimeoutMs / 1000,
+    memoryLimitMib: result.memoryLimitMib,
     ...(result.cpus ? { cpus: result.cpus } : {}),
     engine: args.engine,
     interrupted: result.interrupted,

@@ -3,6 +3,7 @@
 // keeps OUTPUT up to date, then strips the freeze markers and confirms the result
 // in a fresh `python3` process.
 
+import os from 'node:os';
 import { BACKENDS, createBackend } from './backends/index.js';
 import { SubprocBackend } from './backends/subproc.js';
 import { loadEngine } from './engine.js';
@@ -19,6 +20,16 @@ const ADAPTIVE_MARGIN_MS = 100;
 const STUCK_FACTOR = 2;
 /** …plus this. */
 const STUCK_MARGIN_MS = 20;
+/**
+ * By default the jobs' candidates may allocate half the machine's memory between
+ * them (each beyond what its worker holds)…
+ */
+const MEMORY_SHARE = 0.5;
+/** …but each at least this much. */
+const MEMORY_FLOOR_MIB = 2048;
+/** A failure about memory: a candidate stopped by the limit could fake it. */
+const MEMORY_FAILURE = /MemoryError|out of memory|cannot allocate memory/i;
+const MIB = 1024 * 1024;
 
 /** @typedef {import('./reduce.js').Progress} Progress */
 /** @typedef {import('./reduce.js').AcceptedStep} AcceptedStep */
@@ -58,6 +69,10 @@ const STUCK_MARGIN_MS = 20;
  * @property {AbortSignal} [signal] stops the reduction; OUTPUT keeps the best so far
  * @property {boolean} [adaptiveTimeout] cap each candidate at 10 × the original's run
  *   time plus 0.1 s, never above `timeout` (default true)
+ * @property {number | false} [memoryLimit] runner, Linux: MiB each candidate may allocate
+ *   beyond what its worker holds; one that wants more gets a `MemoryError` (default:
+ *   half the machine's memory shared by the jobs, at least 2048 each, and no limit
+ *   when `errMsg` is itself about memory; false: no limit)
  * @property {boolean} [cpuAffinity] runner, several jobs: keep each job's worker and its
  *   candidates to that job's share of the CPUs this process may use (default true)
  * @property {boolean} [stuckDetection] runner: kill a candidate as soon as every thread
@@ -96,6 +111,8 @@ const STUCK_MARGIN_MS = 20;
  * @property {number} candidateTimeoutMs the time limit candidates ran with
  * @property {(number[] | null)[]} [cpus] runner: the CPUs each job kept to, by job
  *   (null: all this process may use)
+ * @property {number | null} memoryLimitMib what each candidate could allocate beyond
+ *   what its worker holds (null: no limit)
  */
 
 /**
@@ -119,6 +136,12 @@ export async function reducePython(options) {
     throw new AutoddError('usage', `the timeout must be a positive number of seconds, not ${timeout}`);
   }
   const jobs = checkJobs(options.jobs);
+  if (backendName === 'subproc' && options.memoryLimit !== undefined && options.memoryLimit !== false) {
+    throw new AutoddError('usage', 'the memory limit needs the runner backend');
+  }
+  // The subproc backend has no way to limit memory (the default is then no limit).
+  const memoryLimit =
+    backendName === 'runner' ? memoryAllowance(options.memoryLimit, jobs, errMsg) : undefined;
   if ((options.file === undefined) === (options.source === undefined)) {
     throw new AutoddError('usage', 'give exactly one of file and source');
   }
@@ -169,6 +192,8 @@ export async function reducePython(options) {
   let candidateTimeoutMs = 0;
   /** @type {(() => (number[] | null | undefined)[]) | undefined} the runner's CPU shares */
   let cpuShares;
+  /** @type {(() => number | null | undefined) | undefined} the runner's data limit */
+  let dataLimit;
   /**
    * @param {string} text
    * @param {{ interrupted: boolean, checked?: boolean, reproduced?: boolean | null, stripped?: boolean }} how
@@ -191,6 +216,7 @@ export async function reducePython(options) {
       candidateTimeoutMs,
       outcomes,
       ...(cpuShares ? { cpus: cpuShares().map((share) => share ?? null) } : {}),
+      memoryLimitMib: memoryLimit !== undefined && dataLimit?.() ? memoryLimit / MIB : null,
     };
   };
   try {
@@ -206,9 +232,11 @@ export async function reducePython(options) {
         jobs,
         preload: options.preload === false ? [] : engineCall(() => engine.topLevelImports(source)),
         cpuAffinity: options.cpuAffinity !== false,
+        memoryLimit,
         onWarning: warn,
       });
       if ('cpuShares' in backend) cpuShares = () => backend.cpuShares();
+      if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
       /**
        * Runs `text` once in a fresh `python3`, as a user running OUTPUT would.
        * @param {string} text
@@ -261,7 +289,9 @@ export async function reducePython(options) {
           signal?.removeEventListener('abort', abortSecond);
         }
         if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
-        if (!check.found) throw notReproduced(errMsg, check, timeout, workspace.env.PYTHONHASHSEED);
+        if (!check.found) {
+          throw notReproduced(errMsg, check, timeout, workspace.env.PYTHONHASHSEED, memoryLimit);
+        }
         if (timed) {
           // With one job, the second run follows the check on the same worker.
           const again = (await second) ?? (await backend.run(original, { signal }));
@@ -415,12 +445,36 @@ function engineCall(call) {
 }
 
 /**
+ * The bytes each candidate may allocate (undefined: no limit) for the option
+ * `memoryLimit` (MiB, false, or undefined for the default).
+ * @param {unknown} option
+ * @param {number} jobs
+ * @param {string} errMsg
+ * @returns {number | undefined}
+ */
+function memoryAllowance(option, jobs, errMsg) {
+  if (option === false) return undefined;
+  if (option === undefined) {
+    if (MEMORY_FAILURE.test(errMsg)) return undefined;
+    return Math.max(MEMORY_FLOOR_MIB * MIB, Math.floor((os.totalmem() * MEMORY_SHARE) / jobs));
+  }
+  if (typeof option !== 'number' || !(option > 0) || !Number.isFinite(option)) {
+    throw new AutoddError(
+      'usage',
+      `the memory limit must be a positive number of MiB, not ${String(option)}`,
+    );
+  }
+  return Math.round(option * MIB);
+}
+
+/**
  * @param {string} errMsg
  * @param {RunResult} run
  * @param {number} timeout
  * @param {string | undefined} hashSeed
+ * @param {number | undefined} memoryLimit bytes, if candidates ran with a limit
  */
-function notReproduced(errMsg, run, timeout, hashSeed) {
+function notReproduced(errMsg, run, timeout, hashSeed, memoryLimit) {
   const how = {
     exited: `it exited with status ${run.exitCode}`,
     signaled: `it was killed by ${run.signal}`,
@@ -444,7 +498,10 @@ function notReproduced(errMsg, run, timeout, hashSeed) {
     {
       details:
         `stdout (last lines):\n${tail(run.stdoutTail)}\nstderr (last lines):\n${tail(run.stderrTail)}\n` +
-        `(runs use PYTHONHASHSEED=${hashSeed}; a failure that depends on the hash seed may need another: set PYTHONHASHSEED)`,
+        `(runs use PYTHONHASHSEED=${hashSeed}; a failure that depends on the hash seed may need another: set PYTHONHASHSEED)` +
+        (memoryLimit !== undefined && run.stderrTail.includes('MemoryError')
+          ? `\n(it ran out of memory under the limit of ${Math.round(memoryLimit / MIB)} MiB per run: raise --memory-limit, or --no-memory-limit)`
+          : ''),
     },
   );
 }

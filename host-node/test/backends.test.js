@@ -234,18 +234,18 @@ for (const name of BACKENDS) {
  * A runner backend for the tests of a `describe` block: started before them, closed
  * after them.
  * @param {string} needle
- * @param {{ jobs?: number, timeoutMs?: number, cpuAffinity?: boolean }} [options] default 1
- *   job, 4 s, CPU shares on
+ * @param {{ jobs?: number, timeoutMs?: number, cpuAffinity?: boolean, memoryLimit?: number }} [options]
+ *   default 1 job, 4 s, CPU shares on, no memory limit
  * @returns {{ backend: import('../src/backends/runner.js').RunnerBackend }}
  */
-function ownRunner(needle, { jobs = 1, timeoutMs = 4000, cpuAffinity = true } = {}) {
+function ownRunner(needle, { jobs = 1, timeoutMs = 4000, cpuAffinity = true, memoryLimit } = {}) {
   const own = /** @type {{ backend: import('../src/backends/runner.js').RunnerBackend }} */ ({});
   /** @type {Workspace} */
   let workspace;
   before(async () => {
     workspace = await Workspace.create({ python: 'python3', jobs });
     own.backend = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (
-      createBackend('runner', { workspace, needle, timeoutMs, jobs, cpuAffinity })
+      createBackend('runner', { workspace, needle, timeoutMs, jobs, cpuAffinity, memoryLimit })
     );
   });
   after(async () => {
@@ -416,6 +416,43 @@ describe('runner backend: CPU shares', { skip: process.platform !== 'linux' && '
     assert.deepEqual(free.backend.cpuShares(), [null, null]);
     assert.deepEqual(await seen(single.backend, 1), [all]);
     assert.deepEqual(single.backend.cpuShares(), [null]);
+  });
+});
+
+describe('runner backend: memory limit', { skip: process.platform !== 'linux' && 'Linux only' }, () => {
+  const MSG = 'BOOM-47';
+  const MIB = 1024 * 1024;
+  const limited = ownRunner(MSG, { memoryLimit: 64 * MIB, timeoutMs: 20000 });
+  const unlimited = ownRunner(MSG);
+  /** Allocates up to `mib` MiB a MiB at a time, then prints `done`. */
+  const allocate = (/** @type {number} */ mib, /** @type {string} */ done) =>
+    `chunks = []\nfor _ in range(${mib}):\n    chunks.append(bytearray(1 << 20))\nprint("${MSG}", "${done}")`;
+
+  test('a candidate that allocates without end gets a MemoryError at the limit', async () => {
+    // 2 GiB at most, so that a missing limit fails the test instead of the machine.
+    const r = await limited.backend.run(allocate(2048, 'no limit'));
+    assert.equal(r.outcome, 'exited', r.error);
+    assert.equal(r.exitCode, 1);
+    assert.match(r.stderrTail, /MemoryError/);
+    assert.equal(r.found, false, r.stdoutTail);
+  });
+
+  test('the limit comes on top of what the worker holds', async () => {
+    const r = await limited.backend.run(allocate(48, 'fits'));
+    assert.equal(r.found, true, r.stderrTail);
+    const limit = /** @type {number} */ (limited.backend.dataLimit());
+    assert.ok(limit > 64 * MIB, `the candidates' RLIMIT_DATA is ${limit} bytes`);
+    // What a candidate sees as its own limit is the one the worker reported.
+    const seen = await limited.backend.run(
+      `import resource\nprint("${MSG}", resource.getrlimit(resource.RLIMIT_DATA)[0])`,
+    );
+    assert.equal(Number(seen.stdoutTail.trim().split(' ')[1]), limit);
+  });
+
+  test('without a limit, candidates have none', async () => {
+    const r = await unlimited.backend.run(allocate(100, 'fits'));
+    assert.equal(r.found, true, r.stderrTail);
+    assert.equal(unlimited.backend.dataLimit(), null);
   });
 });
 

@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import {
@@ -138,6 +139,21 @@ describe('bad input', { skip }, () => {
       /--timeout must be/,
     ],
     ['an unknown backend', ['ok.py', '--err-msg', 'BUG', '-o', out, '--backend', 'docker'], /--backend/],
+    [
+      'a non-numeric memory limit',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--memory-limit', 'lots'],
+      /--memory-limit must be a positive number of MiB/,
+    ],
+    [
+      'a memory limit and no memory limit',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--memory-limit', '100', '--no-memory-limit'],
+      /not both/,
+    ],
+    [
+      'a memory limit with subproc',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--memory-limit', '100', '--backend', 'subproc'],
+      /memory limit needs the runner backend/,
+    ],
     [
       'missing Python',
       ['ok.py', '--err-msg', 'BUG', '-o', out, '--python', '/no/python3'],
@@ -441,6 +457,29 @@ print("HANG" + "-CHECK failed with", total)
     const run = await runCli([...args, '--no-adaptive-timeout', '--report', report, '--quiet'], { cwd: dir });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(JSON.parse(fs.readFileSync(report, 'utf8')).candidateTimeout, 7);
+  });
+
+  test('candidates get half the RAM shared by the jobs, or --memory-limit; none for a failure about memory', async () => {
+    const dir = fixture({
+      'ok.py': 'x = 1\nprint("PLAIN-" + "BUG", x)\n',
+      'mem.py': 'x = 1\nprint("MemoryError: PLAIN", x)\n',
+    });
+    const report = path.join(dir, 'report.json');
+    /** The MiB each candidate could allocate, as the report says. @param {string[]} args */
+    const limit = async (...args) => {
+      const run = await runCli([...args, '-o', 'out.py', '--report', report, '--quiet'], { cwd: dir });
+      assert.equal(run.code, 0, run.stderr);
+      return JSON.parse(fs.readFileSync(report, 'utf8')).memoryLimitMib;
+    };
+    const plain = ['ok.py', '--err-msg', 'PLAIN-BUG'];
+    const half = os.totalmem() / 2 / 1024 / 1024;
+    if (process.platform === 'linux') {
+      assert.ok(Math.abs((await limit(...plain, '-j', '2')) - Math.max(2048, half / 2)) < 1);
+      assert.equal(await limit(...plain, '--memory-limit', '300'), 300);
+    }
+    assert.equal(await limit(...plain, '--no-memory-limit'), null);
+    assert.equal(await limit('mem.py', '--err-msg', 'MemoryError: PLAIN'), null);
+    assert.equal(await limit(...plain, '--backend', 'subproc'), null);
   });
 
   test('--canonicalize-every-round, --fresh-phases and --uniform-priors reach the engine', async () => {

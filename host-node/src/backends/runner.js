@@ -35,12 +35,14 @@ const EXIT_WAIT_MS = 1000;
  * @property {number} timeoutMs
  * @property {[number, number]} [share] `[slot, jobs]`: keep to this job's share of the
  *   CPUs (see `cpu_share` in the worker)
+ * @property {number} [memoryLimit] bytes each candidate may allocate beyond what the
+ *   worker holds (see `limit_data` in the worker)
  */
 
 /** One Python worker process and the candidate it runs, if any. */
 class Worker {
   /** @param {WorkerOptions} options */
-  constructor({ workspace, needle, preload, scriptDir, pidFile, timeoutMs, share }) {
+  constructor({ workspace, needle, preload, scriptDir, pidFile, timeoutMs, share, memoryLimit }) {
     this.timeoutMs = timeoutMs;
     /** @type {number | undefined} from when on a run is probed for being stuck */
     this.stuckAfterMs = undefined;
@@ -58,6 +60,8 @@ class Worker {
     this.failedImports = [];
     /** @type {number[] | null} the CPUs the worker and its candidates keep to (null: all) */
     this.cpus = null;
+    /** @type {number | null} the RLIMIT_DATA its candidates get (null: none) */
+    this.dataLimit = null;
 
     this.proc = spawn(workspace.python, [WORKER], {
       cwd: workspace.cwd,
@@ -95,7 +99,15 @@ class Worker {
     }
     this.proc.on('error', () => this.die());
     this.proc.on('close', () => this.die());
-    this.send({ op: 'init', needle, preload, scriptDir, pidFile, ...(share ? { share } : {}) });
+    this.send({
+      op: 'init',
+      needle,
+      preload,
+      scriptDir,
+      pidFile,
+      ...(share ? { share } : {}),
+      ...(memoryLimit ? { memoryLimit } : {}),
+    });
   }
 
   /** @param {object} message */
@@ -115,6 +127,7 @@ class Worker {
     if (message.event === 'ready') {
       this.failedImports = message.failed.map((/** @type {[string, string]} */ [m, e]) => `${m} (${e})`);
       this.cpus = message.cpus ?? null;
+      this.dataLimit = message.dataLimit ?? null;
       this.onReady(true);
       return;
     }
@@ -234,9 +247,21 @@ export class RunnerBackend {
    * @param {string[]} [options.preload] modules every worker imports once
    * @param {boolean} [options.cpuAffinity] with several jobs, keep each job's worker and
    *   its candidates to that job's share of the CPUs (default true)
+   * @param {number} [options.memoryLimit] bytes each candidate may allocate beyond what
+   *   its worker holds; a candidate that wants more gets a `MemoryError` (Linux; none
+   *   by default)
    * @param {(message: string) => void} [options.onWarning]
    */
-  constructor({ workspace, needle, timeoutMs, jobs, preload = [], cpuAffinity = true, onWarning }) {
+  constructor({
+    workspace,
+    needle,
+    timeoutMs,
+    jobs,
+    preload = [],
+    cpuAffinity = true,
+    memoryLimit,
+    onWarning,
+  }) {
     this.name = 'runner';
     this.workspace = workspace;
     this.needle = needle;
@@ -245,6 +270,7 @@ export class RunnerBackend {
     this.startTimeoutMs = timeoutMs;
     this.preload = preload;
     this.cpuAffinity = cpuAffinity;
+    this.memoryLimit = memoryLimit;
     this.onWarning = onWarning ?? (() => {});
     this.slots = new Slots(jobs);
     /** @type {(Worker | undefined)[]} */
@@ -336,6 +362,7 @@ export class RunnerBackend {
         pidFile: this.workspace.pidFile(slot),
         timeoutMs: this.startTimeoutMs,
         share: this.cpuAffinity && this.workers.length > 1 ? [slot, this.workers.length] : undefined,
+        memoryLimit: this.memoryLimit,
       });
       this.workers[slot] = worker;
       if (await worker.ready) {
@@ -361,6 +388,18 @@ export class RunnerBackend {
    */
   cpuShares() {
     return this.workers.map((worker) => (worker && !worker.dead ? worker.cpus : undefined));
+  }
+
+  /**
+   * The RLIMIT_DATA the candidates got, in bytes, from the first worker that came up
+   * (null: none); undefined if none did.
+   * @returns {number | null | undefined}
+   */
+  dataLimit() {
+    return (
+      this.workers.find((worker) => worker?.dataLimit != null)?.dataLimit ??
+      (this.workers[0] ? null : undefined)
+    );
   }
 
   /** Stops every worker and the candidates they run. */
