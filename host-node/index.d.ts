@@ -199,6 +199,14 @@ export interface ReducePythonOptions {
    * its CPU affinity (Linux). Candidates see that share as their affinity. Default true.
    */
   cpuAffinity?: boolean;
+  /**
+   * Runner, Linux: fork each candidate's process while the candidate before it runs,
+   * and let it compile a warm-up program meanwhile, so the fork and the page faults
+   * of a fresh process's first compile happen beside the running candidate instead of
+   * before the next. Default: when this process may use at least two CPUs per job (on
+   * a job's only CPU that work would compete with the candidate).
+   */
+  prefork?: boolean;
   /** Called after each candidate's run (not for runs cancelled as stale). */
   onRun?(run: RunRecord): void;
   /** Engine options, for comparisons with the tool autodd replaces. */
@@ -290,6 +298,8 @@ export interface ReducePythonResult {
   cpus?: (number[] | null)[];
   /** What each candidate could allocate, in MiB (see `memoryLimit`); null: no limit. */
   memoryLimitMib: number | null;
+  /** Whether candidates were forked ahead of their turn (see `prefork`). */
+  prefork: boolean;
 }
 
 /**

@@ -45,6 +45,9 @@ Options:
   --no-speculation     -j N: while a success or a phase's end waits on earlier
                        candidates, leave the other slots idle (by default they run
                        candidates that assume the earlier ones fail)
+  --no-prefork         runner: fork each candidate only when it is due (by default,
+                       with two CPUs per job, the next candidate's process is
+                       forked and warmed up while the current one runs)
   --no-cpu-affinity    runner, -j N: let every job run on any CPU (by default each
                        job's worker and candidates keep to their share of the CPUs)
   --reference-rewrites only the rewrites of python -m tilelang.autodd (comparisons)
@@ -84,6 +87,7 @@ const OPTIONS = /** @type {const} */ ({
   'no-speculation': { type: 'boolean' },
   'no-stuck-detection': { type: 'boolean' },
   'no-cpu-affinity': { type: 'boolean' },
+  'no-prefork': { type: 'boolean' },
   'reference-rewrites': { type: 'boolean' },
   'no-memory': { type: 'boolean' },
   'canonicalize-every-round': { type: 'boolean' },
@@ -113,6 +117,7 @@ const OPTIONS = /** @type {const} */ ({
  * @property {boolean} speculate
  * @property {boolean} stuckDetection
  * @property {boolean} cpuAffinity
+ * @property {boolean | undefined} prefork false with --no-prefork; undefined: the default
  * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean, uniformPriors: boolean }} engine
  * @property {boolean} quiet
  */
@@ -166,6 +171,7 @@ export function parseCli(argv) {
     speculate: !values['no-speculation'],
     stuckDetection: !values['no-stuck-detection'],
     cpuAffinity: !values['no-cpu-affinity'],
+    prefork: values['no-prefork'] ? false : undefined,
     engine: {
       referenceOnly: Boolean(values['reference-rewrites']),
       forget: Boolean(values['no-memory']),
@@ -281,6 +287,7 @@ export async function main(argv) {
       speculate: args.speculate,
       stuckDetection: args.stuckDetection,
       cpuAffinity: args.cpuAffinity,
+      prefork: args.prefork,
       engine: args.engine,
       signal: controller.signal,
       onPhase: (phase) => reporter.setPhase(phase),
@@ -367,6 +374,7 @@ async function writeReport(args, result) {
     timeout: args.timeout,
     candidateTimeout: result.candidateTimeoutMs / 1000,
     memoryLimitMib: result.memoryLimitMib,
+    prefork: result.prefork,
     ...(result.cpus ? { cpus: result.cpus } : {}),
     engine: args.engine,
     interrupted: result.interrupted,

@@ -73,6 +73,9 @@ const MIB = 1024 * 1024;
  *   beyond what its worker holds; one that wants more gets a `MemoryError` (default:
  *   half the machine's memory shared by the jobs, at least 2048 each, and no limit
  *   when `errMsg` is itself about memory; false: no limit)
+ * @property {boolean} [prefork] runner, Linux: fork each candidate's process, and let it
+ *   compile a warm-up program, while the candidate before it runs (default: when this
+ *   process may use at least two CPUs per job)
  * @property {boolean} [cpuAffinity] runner, several jobs: keep each job's worker and its
  *   candidates to that job's share of the CPUs this process may use (default true)
  * @property {boolean} [stuckDetection] runner: kill a candidate as soon as every thread
@@ -113,6 +116,7 @@ const MIB = 1024 * 1024;
  *   (null: all this process may use)
  * @property {number | null} memoryLimitMib what each candidate could allocate beyond
  *   what its worker holds (null: no limit)
+ * @property {boolean} prefork whether candidates were forked ahead (runner)
  */
 
 /**
@@ -142,6 +146,8 @@ export async function reducePython(options) {
   // The subproc backend has no way to limit memory (the default is then no limit).
   const memoryLimit =
     backendName === 'runner' ? memoryAllowance(options.memoryLimit, jobs, errMsg) : undefined;
+  // Forking ahead uses a CPU beside the candidate's: only where each job has two.
+  const prefork = backendName === 'runner' && (options.prefork ?? os.availableParallelism() >= 2 * jobs);
   if ((options.file === undefined) === (options.source === undefined)) {
     throw new AutoddError('usage', 'give exactly one of file and source');
   }
@@ -217,6 +223,7 @@ export async function reducePython(options) {
       outcomes,
       ...(cpuShares ? { cpus: cpuShares().map((share) => share ?? null) } : {}),
       memoryLimitMib: memoryLimit !== undefined && dataLimit?.() ? memoryLimit / MIB : null,
+      prefork,
     };
   };
   try {
@@ -233,6 +240,7 @@ export async function reducePython(options) {
         preload: options.preload === false ? [] : engineCall(() => engine.topLevelImports(source)),
         cpuAffinity: options.cpuAffinity !== false,
         memoryLimit,
+        prefork,
         onWarning: warn,
       });
       if ('cpuShares' in backend) cpuShares = () => backend.cpuShares();

@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { Capture, TAIL_BYTES } from '../src/backends/capture.js';
 import { createBackend } from '../src/backends/index.js';
@@ -28,8 +29,18 @@ describe('Capture', () => {
   });
 });
 
-for (const name of BACKENDS) {
-  describe(`${name} backend`, () => {
+/**
+ * The backends, and the runner forking ahead.
+ * @type {{ name: import('../src/backends/index.js').BackendName, extra: { prefork?: boolean } }[]}
+ */
+const VARIANTS = [
+  ...BACKENDS.map((name) => ({ name, extra: {} })),
+  { name: 'runner', extra: { prefork: true } },
+];
+
+for (const { name, extra } of VARIANTS) {
+  const label = `${name} backend${extra.prefork ? ', forking ahead' : ''}`;
+  describe(label, () => {
     const MSG = 'BOOM-42';
     /** @type {Workspace} */
     let workspace;
@@ -50,6 +61,7 @@ for (const name of BACKENDS) {
         jobs: 2,
         preload: ['json', 'no_such_module_for_autodd'],
         onWarning: (m) => warnings.push(m),
+        ...extra,
       });
     });
     after(async () => {
@@ -180,7 +192,7 @@ for (const name of BACKENDS) {
     });
 
     test('processes a candidate leaves behind are killed', async () => {
-      const mark = `leftover-${name}-${process.pid}`;
+      const mark = `leftover-${name}${extra.prefork ? '-prefork' : ''}-${process.pid}`;
       const r = await run(
         `import os, subprocess, sys\nenv = dict(os.environ, AUTODD_TEST_MARK="${mark}")\nsubprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env)\nprint("${MSG}")`,
       );
@@ -203,7 +215,7 @@ for (const name of BACKENDS) {
     if (name === 'runner') {
       test('a worker that dies is replaced, and the candidate it ran is killed', async () => {
         // The candidate becomes a marked sleeper (same pid, so same process group).
-        const mark = `orphan-${process.pid}`;
+        const mark = `orphan${extra.prefork ? '-prefork' : ''}-${process.pid}`;
         const pending = run(
           `import os, sys\nos.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(30)"], dict(os.environ, AUTODD_TEST_MARK="${mark}"))`,
         );
@@ -234,18 +246,18 @@ for (const name of BACKENDS) {
  * A runner backend for the tests of a `describe` block: started before them, closed
  * after them.
  * @param {string} needle
- * @param {{ jobs?: number, timeoutMs?: number, cpuAffinity?: boolean, memoryLimit?: number }} [options]
- *   default 1 job, 4 s, CPU shares on, no memory limit
+ * @param {{ jobs?: number, timeoutMs?: number, cpuAffinity?: boolean, memoryLimit?: number, prefork?: boolean }} [options]
+ *   default 1 job, 4 s, CPU shares on, no memory limit, no forking ahead
  * @returns {{ backend: import('../src/backends/runner.js').RunnerBackend }}
  */
-function ownRunner(needle, { jobs = 1, timeoutMs = 4000, cpuAffinity = true, memoryLimit } = {}) {
+function ownRunner(needle, { jobs = 1, timeoutMs = 4000, cpuAffinity = true, memoryLimit, prefork } = {}) {
   const own = /** @type {{ backend: import('../src/backends/runner.js').RunnerBackend }} */ ({});
   /** @type {Workspace} */
   let workspace;
   before(async () => {
     workspace = await Workspace.create({ python: 'python3', jobs });
     own.backend = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (
-      createBackend('runner', { workspace, needle, timeoutMs, jobs, cpuAffinity, memoryLimit })
+      createBackend('runner', { workspace, needle, timeoutMs, jobs, cpuAffinity, memoryLimit, prefork })
     );
   });
   after(async () => {
@@ -298,6 +310,60 @@ print("${MSG}", os.getppid(), parent(os.getppid()))
     const after = await chain();
     assert.equal(after.forker, worker.proc.pid, 'the worker forks candidates itself now');
     assert.equal((await own.backend.run(`print("${MSG}")`)).found, true);
+  });
+});
+
+describe('runner backend: forking ahead', { skip: process.platform !== 'linux' && 'Linux only' }, () => {
+  const MSG = 'BOOM-48';
+  const own = ownRunner(MSG, { prefork: true });
+  const whoami = `import os\nprint("${MSG}", os.getpid(), os.getppid())`;
+  /** The pid of the candidate that ran `whoami`, and of its parent. */
+  const ran = async () => {
+    const r = await own.backend.run(whoami);
+    assert.equal(r.found, true, `${r.outcome} ${r.error} ${r.stderrTail}`);
+    return r.stdoutTail.trim().split(' ').slice(1).map(Number);
+  };
+  /** The live (not zombie) children of process `pid`. @param {number} pid */
+  const children = (pid) =>
+    fs.readdirSync('/proc').flatMap((entry) => {
+      if (!/^\d+$/.test(entry)) return [];
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+        const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return Number(ppid) === pid && state !== 'Z' ? [Number(entry)] : [];
+      } catch {
+        return []; // gone while we looked
+      }
+    });
+  /** The zygote's one waiting child, once it is there. @param {number} zygote */
+  const spareOf = async (zygote) => {
+    for (let i = 0; i < 200 && children(zygote).length !== 1; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const waiting = children(zygote);
+    assert.equal(waiting.length, 1, `the zygote's children: ${waiting}`);
+    return waiting[0];
+  };
+
+  test("the next candidate's process is forked before it is asked for, and runs it", async () => {
+    const [first, zygote] = await ran();
+    const spare = await spareOf(zygote);
+    assert.notEqual(spare, first);
+    assert.deepEqual(await ran(), [spare, zygote], 'the process forked ahead ran the candidate');
+  });
+
+  test('a process forked ahead that died is replaced when a candidate is due', async () => {
+    const [, zygote] = await ran();
+    const spare = await spareOf(zygote);
+    process.kill(spare, 'SIGKILL');
+    for (let i = 0; i < 200 && children(zygote).includes(spare); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.ok(!children(zygote).includes(spare), 'the process forked ahead is gone');
+    const [pid, parent] = await ran();
+    assert.equal(parent, zygote, 'still the zygote');
+    assert.notEqual(pid, spare);
+    assert.equal((await own.backend.run('import os\nos._exit(3)')).exitCode, 3);
   });
 });
 

@@ -482,6 +482,28 @@ print("HANG" + "-CHECK failed with", total)
     assert.equal(await limit(...plain, '--backend', 'subproc'), null);
   });
 
+  test('candidates are forked ahead where each job has two CPUs, not with --no-prefork', async () => {
+    const dir = fixture({ 'ok.py': 'x = 1\nprint("PLAIN-" + "BUG", x)\n' });
+    const report = path.join(dir, 'report.json');
+    /** Whether the report says candidates were forked ahead. @param {string[]} args */
+    const prefork = async (...args) => {
+      const run = await runCli(
+        ['ok.py', '--err-msg', 'PLAIN-BUG', '-o', 'out.py', ...args, '--report', report],
+        {
+          cwd: dir,
+        },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /reproduces when run on its own/);
+      return JSON.parse(fs.readFileSync(report, 'utf8')).prefork;
+    };
+    const cpus = os.availableParallelism();
+    assert.equal(await prefork('-j', '1'), cpus >= 2);
+    assert.equal(await prefork('-j', '2'), cpus >= 4);
+    assert.equal(await prefork('--no-prefork'), false);
+    assert.equal(await prefork('--backend', 'subproc'), false);
+  });
+
   test('--canonicalize-every-round, --fresh-phases and --uniform-priors reach the engine', async () => {
     const dir = fixture({ 'prog.py': TRAPS.replace(/ctypes\.string_at\(0\)/, 'pass') });
     const report = path.join(dir, 'report.json');

@@ -37,12 +37,14 @@ const EXIT_WAIT_MS = 1000;
  *   CPUs (see `cpu_share` in the worker)
  * @property {number} [memoryLimit] bytes each candidate may allocate beyond what the
  *   worker holds (see `limit_data` in the worker)
+ * @property {boolean} [prefork] fork each candidate ahead of its request (see `Zygote`
+ *   in the worker)
  */
 
 /** One Python worker process and the candidate it runs, if any. */
 class Worker {
   /** @param {WorkerOptions} options */
-  constructor({ workspace, needle, preload, scriptDir, pidFile, timeoutMs, share, memoryLimit }) {
+  constructor({ workspace, needle, preload, scriptDir, pidFile, timeoutMs, share, memoryLimit, prefork }) {
     this.timeoutMs = timeoutMs;
     /** @type {number | undefined} from when on a run is probed for being stuck */
     this.stuckAfterMs = undefined;
@@ -107,6 +109,7 @@ class Worker {
       pidFile,
       ...(share ? { share } : {}),
       ...(memoryLimit ? { memoryLimit } : {}),
+      ...(prefork ? { prefork } : {}),
     });
   }
 
@@ -250,6 +253,9 @@ export class RunnerBackend {
    * @param {number} [options.memoryLimit] bytes each candidate may allocate beyond what
    *   its worker holds; a candidate that wants more gets a `MemoryError` (Linux; none
    *   by default)
+   * @param {boolean} [options.prefork] fork each candidate's process, and let it compile
+   *   a warm-up program, while the one before runs (Linux; for jobs with a CPU to
+   *   spare; default false)
    * @param {(message: string) => void} [options.onWarning]
    */
   constructor({
@@ -260,6 +266,7 @@ export class RunnerBackend {
     preload = [],
     cpuAffinity = true,
     memoryLimit,
+    prefork = false,
     onWarning,
   }) {
     this.name = 'runner';
@@ -271,6 +278,7 @@ export class RunnerBackend {
     this.preload = preload;
     this.cpuAffinity = cpuAffinity;
     this.memoryLimit = memoryLimit;
+    this.prefork = prefork;
     this.onWarning = onWarning ?? (() => {});
     this.slots = new Slots(jobs);
     /** @type {(Worker | undefined)[]} */
@@ -363,6 +371,7 @@ export class RunnerBackend {
         timeoutMs: this.startTimeoutMs,
         share: this.cpuAffinity && this.workers.length > 1 ? [slot, this.workers.length] : undefined,
         memoryLimit: this.memoryLimit,
+        prefork: this.prefork,
       });
       this.workers[slot] = worker;
       if (await worker.ready) {
