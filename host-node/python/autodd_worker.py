@@ -581,6 +581,20 @@ class ForkFailed(OSError):
     """The zygote could not fork."""
 
 
+def warm_up():
+    """Compiles WARM_UP (or, on a Python without `match`, a bare statement)."""
+    try:
+        compile(WARM_UP, "<autodd warm-up>", "exec", dont_inherit=True)
+    except SyntaxError:
+        compile("pass", "<autodd warm-up>", "exec", dont_inherit=True)
+
+
+def refuse(sock, exc):
+    """Answers an "f" request the zygote could not serve: "e ERRNO MESSAGE"."""
+    why = (exc.strerror or str(exc)).encode()
+    sock.send(b"e %d %s" % (exc.errno or 0, why))
+
+
 def prefork(sock, closing=()):
     """Forks the process of the next candidate ahead of its request (see Zygote):
     it compiles the warm-up program, then waits on a socket of its own for the path
@@ -596,10 +610,7 @@ def prefork(sock, closing=()):
             for fd in closing:
                 os.close(fd)
             os.setpgid(0, 0)
-            try:
-                compile(WARM_UP, "<autodd warm-up>", "exec", dont_inherit=True)
-            except SyntaxError:
-                pass
+            warm_up()
             path, fds, _, _ = socket.recv_fds(theirs, 4096, 3)
             if path and len(fds) == 3:
                 out_w, err_w, done_w = fds
@@ -655,8 +666,7 @@ def serve(sock):
                 except OSError as exc:
                     pid, spare, failure = None, None, exc
             if pid is None:
-                why = (failure.strerror or str(failure)).encode()
-                sock.send(b"e %d %s" % (failure.errno or 0, why))
+                refuse(sock, failure)
             else:
                 sock.send(b"p %d" % pid)
             for fd in fds:
@@ -671,8 +681,7 @@ def serve(sock):
             pid = os.fork()
         except OSError as exc:
             pid = None
-            why = (exc.strerror or str(exc)).encode()
-            sock.send(b"e %d %s" % (exc.errno or 0, why))
+            refuse(sock, exc)
         if pid == 0:
             out_w, err_w, done_w = fds
             child(os.fsdecode(rest), out_w, err_w, done_w, [sock.fileno()])
@@ -945,10 +954,7 @@ def main():
     # The first compile() of a process sets up the compiler's state (the AST types
     # among it), over a millisecond that every child would otherwise spend again on
     # its candidate. Modules load from bytecode, so nothing compiled yet: do it here.
-    try:
-        compile(WARM_UP, "<autodd warm-up>", "exec", dont_inherit=True)
-    except SyntaxError:  # a Python without `match`
-        compile("pass", "<autodd warm-up>", "exec", dont_inherit=True)
+    warm_up()
     # Keep the warm heap out of the collector's way so forked children share it.
     gc.freeze()
     global DATA_LIMIT, PREFORK

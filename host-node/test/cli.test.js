@@ -402,6 +402,18 @@ describe('engine switches and the adaptive timeout', { skip }, () => {
 total = count()
 print("HANG" + "-CHECK failed with", total)
 `;
+  /**
+   * Runs the command in `dir` with a report, which it must end with exit 0; the run
+   * and the report.
+   * @param {string} dir
+   * @param {string[]} args
+   */
+  const reported = async (dir, args) => {
+    const report = path.join(dir, 'report.json');
+    const run = await runCli([...args, '--report', report], { cwd: dir });
+    assert.equal(run.code, 0, run.stderr);
+    return { run, data: JSON.parse(fs.readFileSync(report, 'utf8')) };
+  };
 
   test('candidates are capped at a multiple of the original run time; --trace shows each run', async () => {
     const dir = fixture({ 'hangs.py': HANGS });
@@ -452,11 +464,9 @@ print("HANG" + "-CHECK failed with", total)
 
   test('--no-adaptive-timeout keeps the full timeout', async () => {
     const dir = fixture({ 'ok.py': 'x = 1\nprint("PLAIN-" + "BUG", x)\n' });
-    const report = path.join(dir, 'report.json');
     const args = ['ok.py', '--err-msg', 'PLAIN-BUG', '-o', 'out.py', '--timeout', '7'];
-    const run = await runCli([...args, '--no-adaptive-timeout', '--report', report, '--quiet'], { cwd: dir });
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal(JSON.parse(fs.readFileSync(report, 'utf8')).candidateTimeout, 7);
+    const { data } = await reported(dir, [...args, '--no-adaptive-timeout', '--quiet']);
+    assert.equal(data.candidateTimeout, 7);
   });
 
   test('candidates get half the RAM shared by the jobs, or --memory-limit; none for a failure about memory', async () => {
@@ -464,13 +474,9 @@ print("HANG" + "-CHECK failed with", total)
       'ok.py': 'x = 1\nprint("PLAIN-" + "BUG", x)\n',
       'mem.py': 'x = 1\nprint("MemoryError: PLAIN", x)\n',
     });
-    const report = path.join(dir, 'report.json');
     /** The MiB each candidate could allocate, as the report says. @param {string[]} args */
-    const limit = async (...args) => {
-      const run = await runCli([...args, '-o', 'out.py', '--report', report, '--quiet'], { cwd: dir });
-      assert.equal(run.code, 0, run.stderr);
-      return JSON.parse(fs.readFileSync(report, 'utf8')).memoryLimitMib;
-    };
+    const limit = async (...args) =>
+      (await reported(dir, [...args, '-o', 'out.py', '--quiet'])).data.memoryLimitMib;
     const plain = ['ok.py', '--err-msg', 'PLAIN-BUG'];
     const half = os.totalmem() / 2 / 1024 / 1024;
     if (process.platform === 'linux') {
@@ -484,18 +490,11 @@ print("HANG" + "-CHECK failed with", total)
 
   test('candidates are forked ahead where each job has two CPUs, not with --no-prefork', async () => {
     const dir = fixture({ 'ok.py': 'x = 1\nprint("PLAIN-" + "BUG", x)\n' });
-    const report = path.join(dir, 'report.json');
     /** Whether the report says candidates were forked ahead. @param {string[]} args */
     const prefork = async (...args) => {
-      const run = await runCli(
-        ['ok.py', '--err-msg', 'PLAIN-BUG', '-o', 'out.py', ...args, '--report', report],
-        {
-          cwd: dir,
-        },
-      );
-      assert.equal(run.code, 0, run.stderr);
+      const { run, data } = await reported(dir, ['ok.py', '--err-msg', 'PLAIN-BUG', '-o', 'out.py', ...args]);
       assert.match(run.stderr, /reproduces when run on its own/);
-      return JSON.parse(fs.readFileSync(report, 'utf8')).prefork;
+      return data.prefork;
     };
     const cpus = os.availableParallelism();
     assert.equal(await prefork('-j', '1'), cpus >= 2);
