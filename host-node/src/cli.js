@@ -31,7 +31,7 @@ Options:
                        size, verdict, outcome, time)
   --no-adaptive-timeout
                        run every candidate with the full --timeout (by default a
-                       candidate may take 10x the original's run time plus 0.1 s)
+                       candidate may take 10x the original's run time plus 20 ms)
   --memory-limit MIB   runner, Linux: memory each candidate may allocate beyond
                        what its worker holds; one that wants more gets a
                        MemoryError instead of taking the machine's memory
