@@ -157,11 +157,17 @@ export interface ReducePythonOptions {
   /** Stops the reduction; `output` keeps the best program found so far. */
   signal?: AbortSignal;
   /**
-   * Cap each candidate at 10 × the original's run time plus 0.1 s (never above
-   * `timeout`), so a candidate that hangs costs seconds, not the whole timeout.
-   * Default true.
+   * Cap each candidate at 10 × the original's run time plus 20 ms (never above
+   * `timeout`), so a candidate that hangs costs a fraction of a second, not the whole
+   * timeout. Default true.
    */
   adaptiveTimeout?: boolean;
+  /**
+   * With `adaptiveTimeout`: once 8 candidates reproduced, cap candidates at 3 × the
+   * slowest of those runs, at least 4 × the original's run time, plus 20 ms (never
+   * above the original's cap). Default true.
+   */
+  learnTimeout?: boolean;
   /**
    * Runner, Linux: the memory, in MiB, each candidate may allocate beyond what its
    * worker holds (its heap and private writable memory, `RLIMIT_DATA`); a candidate
@@ -289,8 +295,13 @@ export interface ReducePythonResult {
   /** How the candidates' runs ended; `timeout`: killed at the candidate time limit. */
   outcomes: { exited: number; signaled: number; timeout: number; stuck: number; crashed: number };
   warnings: string[];
-  /** The per-candidate time limit used, in milliseconds (see `adaptiveTimeout`). */
+  /**
+   * The per-candidate time limit at the end, in milliseconds (see `adaptiveTimeout`,
+   * `learnTimeout`).
+   */
   candidateTimeoutMs: number;
+  /** The per-candidate time limit the original's runs set, in milliseconds. */
+  firstCandidateTimeoutMs: number;
   /**
    * Runner: the CPUs each job's worker and candidates kept to, by job; null where a
    * job used every CPU this process may use (see `cpuAffinity`).

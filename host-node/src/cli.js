@@ -32,6 +32,9 @@ Options:
   --no-adaptive-timeout
                        run every candidate with the full --timeout (by default a
                        candidate may take 10x the original's run time plus 20 ms)
+  --no-learned-timeout keep that cap: by default, once 8 candidates reproduced, it
+                       becomes 3x the slowest of their runs, at least 4x the
+                       original's run time, plus 20 ms
   --memory-limit MIB   runner, Linux: memory each candidate may allocate beyond
                        what its worker holds; one that wants more gets a
                        MemoryError instead of taking the machine's memory
@@ -81,6 +84,7 @@ const OPTIONS = /** @type {const} */ ({
   report: { type: 'string' },
   trace: { type: 'string' },
   'no-adaptive-timeout': { type: 'boolean' },
+  'no-learned-timeout': { type: 'boolean' },
   'memory-limit': { type: 'string' },
   'no-memory-limit': { type: 'boolean' },
   'no-lookahead': { type: 'boolean' },
@@ -112,6 +116,7 @@ const OPTIONS = /** @type {const} */ ({
  * @property {string} [report]
  * @property {string} [trace]
  * @property {boolean} adaptiveTimeout
+ * @property {boolean} learnTimeout
  * @property {number | false | undefined} memoryLimit MiB; undefined: the default
  * @property {boolean} lookahead
  * @property {boolean} speculate
@@ -166,6 +171,7 @@ export function parseCli(argv) {
     report: values.report,
     trace: values.trace,
     adaptiveTimeout: !values['no-adaptive-timeout'],
+    learnTimeout: !values['no-learned-timeout'],
     memoryLimit: memoryLimit(values['memory-limit'], Boolean(values['no-memory-limit'])),
     lookahead: !values['no-lookahead'],
     speculate: !values['no-speculation'],
@@ -282,6 +288,7 @@ export async function main(argv) {
       preload: args.preload,
       keepFreeze: args.keepFreeze,
       adaptiveTimeout: args.adaptiveTimeout,
+      learnTimeout: args.learnTimeout,
       memoryLimit: args.memoryLimit,
       lookahead: args.lookahead,
       speculate: args.speculate,
@@ -373,6 +380,7 @@ async function writeReport(args, result) {
     jobs: args.jobs,
     timeout: args.timeout,
     candidateTimeout: result.candidateTimeoutMs / 1000,
+    firstCandidateTimeout: result.firstCandidateTimeoutMs / 1000,
     memoryLimitMib: result.memoryLimitMib,
     prefork: result.prefork,
     ...(result.cpus ? { cpus: result.cpus } : {}),

@@ -21,6 +21,26 @@ const ADAPTIVE_FACTOR = 10;
  * made each hang cost 15 to 30 times the original's run.
  */
 const ADAPTIVE_MARGIN_MS = 20;
+/**
+ * Once this many candidates reproduced, the limit follows their run times
+ * (`learnTimeout`): a hang is judged against what reproducing takes in this reduction,
+ * not only against the original's run...
+ */
+const LEARN_AFTER = 8;
+/** ...at this many times the slowest of them... */
+const LEARNED_FACTOR = 3;
+/**
+ * ...but never under this multiple of the original's run (both plus the margin, and
+ * never above the limit the original set). On the benchmark the slowest reproducing
+ * candidate took 1.3 to 3.4 times the original's run, so the floor decides for most
+ * programs, and a hang costs about half of what it did under the original's limit.
+ */
+const LEARNED_FLOOR = 4;
+/**
+ * What starting a fresh interpreter (its site imports included) may add to a run that
+ * the candidates' limit was set for, in the one fresh run an interrupted reduction makes.
+ */
+const FRESH_START_MS = 500;
 /** A candidate is probed for being stuck from this multiple of the original's time on… */
 const STUCK_FACTOR = 2;
 /** …plus this. */
@@ -74,6 +94,9 @@ const MIB = 1024 * 1024;
  * @property {AbortSignal} [signal] stops the reduction; OUTPUT keeps the best so far
  * @property {boolean} [adaptiveTimeout] cap each candidate at 10 × the original's run
  *   time plus 20 ms, never above `timeout` (default true)
+ * @property {boolean} [learnTimeout] with `adaptiveTimeout`, once 8 candidates reproduced,
+ *   cap candidates at 3 × the slowest of those runs, at least 4 × the original's run,
+ *   plus 20 ms (never above the original's cap; default true)
  * @property {number | false} [memoryLimit] runner, Linux: MiB each candidate may allocate
  *   beyond what its worker holds; one that wants more gets a `MemoryError` (default:
  *   half the machine's memory shared by the jobs, at least 2048 each, and no limit
@@ -116,7 +139,8 @@ const MIB = 1024 * 1024;
  * @property {{ exited: number, signaled: number, timeout: number, stuck: number, crashed: number }} outcomes
  *   how the candidates' runs ended (`timeout`: killed at the candidate time limit)
  * @property {string[]} warnings
- * @property {number} candidateTimeoutMs the time limit candidates ran with
+ * @property {number} candidateTimeoutMs the time limit candidates ran with at the end
+ * @property {number} firstCandidateTimeoutMs the time limit the original's runs set
  * @property {(number[] | null)[]} [cpus] runner: the CPUs each job kept to, by job
  *   (null: all this process may use)
  * @property {number | null} memoryLimitMib what each candidate could allocate beyond
@@ -201,6 +225,7 @@ export async function reducePython(options) {
     throw err;
   }
   let candidateTimeoutMs = 0;
+  let firstCandidateTimeoutMs = 0;
   /** @type {(() => (number[] | null | undefined)[]) | undefined} the runner's CPU shares */
   let cpuShares;
   /** @type {(() => number | null | undefined) | undefined} the runner's data limit */
@@ -225,6 +250,7 @@ export async function reducePython(options) {
       timings,
       warnings,
       candidateTimeoutMs,
+      firstCandidateTimeoutMs,
       outcomes,
       ...(cpuShares ? { cpus: cpuShares().map((share) => share ?? null) } : {}),
       memoryLimitMib: memoryLimit !== undefined && dataLimit?.() ? memoryLimit / MIB : null,
@@ -237,6 +263,7 @@ export async function reducePython(options) {
     try {
       const timeoutMs = timeout * 1000;
       candidateTimeoutMs = timeoutMs;
+      firstCandidateTimeoutMs = timeoutMs;
       const backend = createBackend(backendName, {
         workspace,
         needle: errMsg,
@@ -283,6 +310,8 @@ export async function reducePython(options) {
         const adaptive = options.adaptiveTimeout !== false;
         const stuckCheck = options.stuckDetection !== false && 'detectStuck' in backend;
         const timed = adaptive || stuckCheck;
+        /** @type {((foundMs: number) => number | undefined) | undefined} see limitLearner */
+        let learn;
         const original = reducer.best();
         // With several jobs the second run goes at once, on another job's worker (it
         // starts meanwhile, on its own CPUs), and any other workers start too.
@@ -312,7 +341,9 @@ export async function reducePython(options) {
           const originalMs = again.found ? Math.min(check.ms, again.ms) : check.ms;
           if (adaptive) {
             candidateTimeoutMs = Math.min(timeoutMs, ADAPTIVE_FACTOR * originalMs + ADAPTIVE_MARGIN_MS);
+            firstCandidateTimeoutMs = candidateTimeoutMs;
             backend.limitTimeout(candidateTimeoutMs);
+            if (options.learnTimeout !== false) learn = limitLearner(originalMs, candidateTimeoutMs);
           }
           if (stuckCheck) backend.detectStuck(STUCK_FACTOR * originalMs + STUCK_MARGIN_MS);
         }
@@ -363,6 +394,11 @@ export async function reducePython(options) {
           onProgress,
           evaluate: async (candidate, candidateSignal) => {
             const run = await backend.run(candidate.source, { signal: candidateSignal });
+            const limit = run.found ? learn?.(run.ms) : undefined;
+            if (limit !== undefined && limit !== candidateTimeoutMs) {
+              candidateTimeoutMs = limit;
+              backend.limitTimeout(limit);
+            }
             if (run.outcome !== 'cancelled') {
               outcomes[run.outcome] += 1;
               timings.runMs += run.ms;
@@ -396,7 +432,8 @@ export async function reducePython(options) {
           // if one quick fresh run shows the result still reproduces without them.
           let stripped = false;
           const bare = options.keepFreeze ? final : engineCall(() => engine.stripFreeze(final));
-          if (bare !== final && (await freshRun(bare, candidateTimeoutMs)).found) {
+          const quick = Math.min(timeoutMs, candidateTimeoutMs + FRESH_START_MS);
+          if (bare !== final && (await freshRun(bare, quick)).found) {
             final = bare;
             stripped = true;
           }
@@ -442,6 +479,25 @@ export async function reducePython(options) {
   } finally {
     reducer.free();
   }
+}
+
+/**
+ * Follows the run times of the candidates that reproduce (see LEARN_AFTER): given each
+ * such run's time, returns the limit they call for, from the LEARN_AFTER-th on.
+ * @param {number} originalMs the original's run time
+ * @param {number} ceilingMs the limit the original's run set, never exceeded
+ * @returns {(foundMs: number) => number | undefined}
+ */
+function limitLearner(originalMs, ceilingMs) {
+  let found = 0;
+  let slowest = 0;
+  return (ms) => {
+    found += 1;
+    slowest = Math.max(slowest, ms);
+    if (found < LEARN_AFTER) return undefined;
+    const learned = Math.max(LEARNED_FLOOR * originalMs, LEARNED_FACTOR * slowest) + ADAPTIVE_MARGIN_MS;
+    return Math.min(ceilingMs, learned);
+  };
 }
 
 /**

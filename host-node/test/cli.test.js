@@ -462,6 +462,57 @@ print("HANG" + "-CHECK failed with", total)
     assert.match(runPython(path.join(dir, 'out.py'), dir).output, /HANG-CHECK failed/);
   });
 
+  test('once 8 candidates reproduced, the cap follows their run times; --no-learned-timeout keeps it', async () => {
+    // The frozen sleep makes every run take about 30 ms, so the original's cap (10 ×
+    // its run, plus 20 ms) is well above 3 × any reproducing candidate's run.
+    const source = `import time
+time.sleep(0.03)  # autodd: freeze
+
+
+def scale(values, factor=2):
+    return [v * factor for v in values]
+
+
+class Box:
+    def __init__(self, items):
+        self.items = list(items)
+
+    def total(self):
+        return sum(self.items)
+
+
+data = scale([1, 2, 3, 4])
+box = Box(data)
+label = "LEARN" + "-CHECK"
+print(label, box.total(), len(data))
+`;
+    const dir = fixture({ 'learn.py': source });
+    const trace = path.join(dir, 'trace.jsonl');
+    const args = ['learn.py', '--err-msg', 'LEARN-CHECK', '-o', 'out.py', '--quiet'];
+    const { data } = await reported(dir, [...args, '--trace', trace]);
+    const found = fs
+      .readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((r) => r.found)
+      .map((r) => r.ms);
+    assert.ok(found.length >= 8, `${found.length} candidates reproduced`);
+    const first = data.firstCandidateTimeout * 1000;
+    const originalMs = (first - 20) / 10;
+    assert.ok(originalMs >= 30, `the original ran ${originalMs} ms`);
+    const expected = Math.min(first, Math.max(4 * originalMs, 3 * Math.max(...found)) + 20);
+    assert.ok(expected < first, `${expected} ms`);
+    // The trace's times are rounded to 0.1 ms.
+    assert.ok(
+      Math.abs(data.candidateTimeout * 1000 - expected) < 0.5,
+      `${data.candidateTimeout} s, ${expected} ms`,
+    );
+
+    const kept = await reported(dir, [...args, '--no-learned-timeout']);
+    assert.equal(kept.data.candidateTimeout, kept.data.firstCandidateTimeout);
+  });
+
   test('--no-adaptive-timeout keeps the full timeout', async () => {
     const dir = fixture({ 'ok.py': 'x = 1\nprint("PLAIN-" + "BUG", x)\n' });
     const args = ['ok.py', '--err-msg', 'PLAIN-BUG', '-o', 'out.py', '--timeout', '7'];

@@ -273,7 +273,7 @@ export class RunnerBackend {
     this.workspace = workspace;
     this.needle = needle;
     this.timeoutMs = timeoutMs;
-    /** Limit for starting a worker (imports included); `limitTimeout` leaves it alone. */
+    /** Limit for starting a worker (imports included), and the most `limitTimeout` sets. */
     this.startTimeoutMs = timeoutMs;
     this.preload = preload;
     this.cpuAffinity = cpuAffinity;
@@ -290,11 +290,12 @@ export class RunnerBackend {
   }
 
   /**
-   * Lowers the per-candidate time limit (never the time allowed to start a worker).
+   * Sets the per-candidate time limit, never above the timeout the backend was made
+   * with (nor the time allowed to start a worker).
    * @param {number} ms
    */
   limitTimeout(ms) {
-    this.timeoutMs = Math.min(this.timeoutMs, ms);
+    this.timeoutMs = Math.min(this.startTimeoutMs, ms);
     for (const worker of this.workers) if (worker) worker.timeoutMs = this.timeoutMs;
   }
 

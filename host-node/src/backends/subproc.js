@@ -27,17 +27,19 @@ export class SubprocBackend {
     this.env = env ?? workspace.env;
     this.needle = Buffer.from(needle, 'utf8');
     this.timeoutMs = timeoutMs;
+    /** The timeout it was made with: `limitTimeout` never goes above it. */
+    this.maxTimeoutMs = timeoutMs;
     this.slots = new Slots(jobs);
     /** Process groups running now, killed by close(). */
     this.running = new Set();
   }
 
   /**
-   * Lowers the per-candidate time limit.
+   * Sets the per-candidate time limit, never above the timeout it was made with.
    * @param {number} ms
    */
   limitTimeout(ms) {
-    this.timeoutMs = Math.min(this.timeoutMs, ms);
+    this.timeoutMs = Math.min(this.maxTimeoutMs, ms);
   }
 
   /**
