@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { Capture, TAIL_BYTES } from '../src/backends/capture.js';
 import { createBackend } from '../src/backends/index.js';
 import { PYTHON_DIR, Workspace } from '../src/python.js';
-import { BACKENDS, fixture, processesWithMark } from './helpers.js';
+import { BACKENDS, fixture, processesWithMark, waitFor } from './helpers.js';
 
 describe('Capture', () => {
   test('finds a needle split across chunks', () => {
@@ -337,9 +337,8 @@ describe('runner backend: forking ahead', { skip: process.platform !== 'linux' &
     });
   /** The zygote's one waiting child, once it is there. @param {number} zygote */
   const spareOf = async (zygote) => {
-    for (let i = 0; i < 200 && children(zygote).length !== 1; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    // The assertion below says what was there instead.
+    await waitFor(() => children(zygote).length === 1, 2000).catch(() => {});
     const waiting = children(zygote);
     assert.equal(waiting.length, 1, `the zygote's children: ${waiting}`);
     return waiting[0];
@@ -356,9 +355,7 @@ describe('runner backend: forking ahead', { skip: process.platform !== 'linux' &
     const [, zygote] = await ran();
     const spare = await spareOf(zygote);
     process.kill(spare, 'SIGKILL');
-    for (let i = 0; i < 200 && children(zygote).includes(spare); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor(() => !children(zygote).includes(spare), 2000).catch(() => {});
     assert.ok(!children(zygote).includes(spare), 'the process forked ahead is gone');
     const [pid, parent] = await ran();
     assert.equal(parent, zygote, 'still the zygote');
