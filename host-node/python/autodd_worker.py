@@ -87,7 +87,7 @@ async def h():
 DRAIN_SECONDS = 0.5
 # Pauses between attempts at a fork that failed for want of resources (see spawn).
 FORK_RETRY_SECONDS = (0.01, 0.03, 0.1, 0.2)
-# The RLIMIT_DATA every candidate gets (see limit_data); None: no limit.
+# The RLIMIT_DATA every candidate gets, (soft, hard) (see limit_data); None: no limit.
 DATA_LIMIT = None
 # Whether the zygote forks each candidate ahead of its request (see Zygote).
 PREFORK = False
@@ -350,8 +350,7 @@ def child(path, out_w, err_w, done_w, closing):
     try:
         os.setpgid(0, 0)
         if DATA_LIMIT is not None:
-            hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
-            resource.setrlimit(resource.RLIMIT_DATA, (DATA_LIMIT, hard))
+            resource.setrlimit(resource.RLIMIT_DATA, DATA_LIMIT)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
         for fd in [*closing, out_w, err_w]:
@@ -901,8 +900,8 @@ def keep_to(cpus):
 
 
 def limit_data(allowance):
-    """The RLIMIT_DATA for candidates that may each allocate `allowance` bytes more
-    than this process holds: a candidate whose loop lost its exit and now appends
+    """The RLIMIT_DATA, (soft, hard), for candidates that may each allocate `allowance`
+    bytes more than this process holds (the hard limit stays this process's): a candidate whose loop lost its exit and now appends
     forever gets a MemoryError once it has that much, instead of taking the machine's
     memory until its time limit. RLIMIT_DATA counts the heap and private writable
     mappings (Linux 4.7 on), not address space merely reserved (as GPU runtimes
@@ -918,7 +917,7 @@ def limit_data(allowance):
         for cap in (soft, hard):
             if cap != resource.RLIM_INFINITY:
                 limit = min(limit, cap)
-        return limit
+        return limit, hard
     except (OSError, ValueError, IndexError):
         return None
 
@@ -961,8 +960,9 @@ def main():
     DATA_LIMIT = limit_data(init.get("memoryLimit"))
     PREFORK = bool(init.get("prefork"))
     forker = Zygote(control) if Zygote.available() else Forks(control)
+    data_limit = None if DATA_LIMIT is None else DATA_LIMIT[0]
     control.send(
-        {"event": "ready", "preloaded": loaded, "failed": failed, "cpus": cpus, "dataLimit": DATA_LIMIT}
+        {"event": "ready", "preloaded": loaded, "failed": failed, "cpus": cpus, "dataLimit": data_limit}
     )
 
     while True:
