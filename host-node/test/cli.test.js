@@ -414,6 +414,13 @@ print("HANG" + "-CHECK failed with", total)
     assert.equal(run.code, 0, run.stderr);
     return { run, data: JSON.parse(fs.readFileSync(report, 'utf8')) };
   };
+  /** The runs a `--trace` file records, one object per line. @param {string} file */
+  const traced = (file) =>
+    fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
 
   test('candidates are capped at a multiple of the original run time; --trace shows each run', async () => {
     const dir = fixture({ 'hangs.py': HANGS });
@@ -442,11 +449,7 @@ print("HANG" + "-CHECK failed with", total)
     // 10 × a run of a few milliseconds, plus 20 ms.
     assert.ok(data.candidateTimeout > 0.02 && data.candidateTimeout < 2, `cap ${data.candidateTimeout} s`);
     assert.equal(data.reproduced, true);
-    const runs = fs
-      .readFileSync(trace, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const runs = traced(trace);
     assert.equal(runs.length, data.tried);
     const hung = runs.filter((r) => r.outcome === 'timeout');
     assert.ok(hung.length >= 1, 'removing `n += 1` hangs');
@@ -490,11 +493,7 @@ print(label, box.total(), len(data))
     const trace = path.join(dir, 'trace.jsonl');
     const args = ['learn.py', '--err-msg', 'LEARN-CHECK', '-o', 'out.py', '--quiet'];
     const { data } = await reported(dir, [...args, '--trace', trace]);
-    const found = fs
-      .readFileSync(trace, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line))
+    const found = traced(trace)
       .filter((r) => r.found)
       .map((r) => r.ms);
     assert.ok(found.length >= 8, `${found.length} candidates reproduced`);
