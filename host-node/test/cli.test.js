@@ -553,6 +553,39 @@ print(label, box.total(), len(data))
     assert.equal(await prefork('--backend', 'subproc'), false);
   });
 
+  test('with -j 2 the report names the CPUs each job kept to, none with --no-cpu-affinity', async () => {
+    const dir = fixture({ 'ok.py': 'x = 1\ny = 2\nprint("PLAIN-" + "BUG", x)\n' });
+    /**
+     * The report's CPUs per job.
+     * @param {string[]} args
+     * @returns {Promise<(number[] | null)[]>}
+     */
+    const cpus = async (...args) => {
+      const { run, data } = await reported(dir, [
+        'ok.py',
+        '--err-msg',
+        'PLAIN-BUG',
+        '-o',
+        'out.py',
+        '-j',
+        '2',
+        ...args,
+      ]);
+      assert.match(run.stderr, /reproduces when run on its own/);
+      return data.cpus;
+    };
+    const usable = os.availableParallelism();
+    const [first, second] = await cpus();
+    if (usable >= 2 && first && second) {
+      // Two disjoint, non-empty shares of the CPUs.
+      assert.ok(first.length > 0 && second.length > 0, `shares ${first} and ${second}`);
+      assert.ok(!first.some((cpu) => second.includes(cpu)), `shares ${first} and ${second}`);
+    } else {
+      assert.deepEqual([first, second], [null, null]);
+    }
+    assert.deepEqual(await cpus('--no-cpu-affinity'), [null, null]);
+  });
+
   test('--canonicalize-every-round, --fresh-phases and --uniform-priors reach the engine', async () => {
     const dir = fixture({ 'prog.py': TRAPS.replace(/ctypes\.string_at\(0\)/, 'pass') });
     const report = path.join(dir, 'report.json');

@@ -392,12 +392,12 @@ export class RunnerBackend {
   }
 
   /**
-   * The CPUs each job's worker keeps to (null: all it may use), by slot; undefined for
-   * a worker not started.
+   * The CPUs each job's worker keeps to, or kept to once closed (null: all it may
+   * use), by slot; undefined for a worker not started.
    * @returns {(number[] | null | undefined)[]}
    */
   cpuShares() {
-    return this.workers.map((worker) => (worker && !worker.dead ? worker.cpus : undefined));
+    return this.workers.map((worker) => worker?.cpus);
   }
 
   /**
