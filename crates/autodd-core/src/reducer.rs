@@ -616,8 +616,9 @@ impl Reducer {
 const ID_BLOCK: u64 = 1 << 32;
 
 /// Identifies a site across accepted candidates: the rewrite, the text of its node,
-/// the first line of the statement holding it (so `x` in `def f(x)` and in
-/// `def g(x)` differ), and how many earlier sites share all three.
+/// the first line of the statement holding it up to its first `(` (so `x` in
+/// `def f(x)` and in `def g(x)` differ, but a statement of `f`'s body stays the same
+/// site when `f` loses a parameter), and how many earlier sites share all three.
 type SiteKey = (Rewrite, u64, u32);
 
 fn site_keys(map: &SiteMap, text: &str) -> Vec<SiteKey> {
@@ -631,7 +632,11 @@ fn site_keys(map: &SiteMap, text: &str) -> Vec<SiteKey> {
         .iter()
         .map(|site| {
             let owner = slice(map.owners[site.node as usize]);
+            // Up to its first parenthesis: a `def` line changes whenever a parameter
+            // goes (or canonicalize adds `*args, **kwargs`), and what was learned
+            // about the statements of its body should not go with it.
             let owner_line = owner.split('\n').next().unwrap_or("");
+            let owner_line = owner_line.split('(').next().unwrap_or(owner_line);
             let mut h = FastHasher::default();
             slice(site.node).hash(&mut h);
             owner_line.hash(&mut h);
@@ -641,4 +646,34 @@ fn site_keys(map: &SiteMap, text: &str) -> Vec<SiteKey> {
             (base.0, base.1, *n)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keys of the `stmt-remover` sites of `source`, by the text of their node.
+    fn statement_keys(source: &str) -> FastMap<String, SiteKey> {
+        let body = parse::parse_module(source).expect("parses");
+        let map = find_sites(&body, RewriteSet::of(&[Rewrite::StmtRemover]), false);
+        site_keys(&map, source)
+            .into_iter()
+            .zip(&map.sites)
+            .map(|(key, site)| {
+                let range = map.ranges[site.node as usize];
+                (source[range].to_string(), key)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_statement_stays_the_same_site_when_its_def_loses_a_parameter() {
+        let before = statement_keys("def f(a, b, *args, **kwargs):\n    x = a\n    return x\n");
+        let after = statement_keys("def f(a):\n    x = a\n    return x\n");
+        assert_eq!(before["x = a"], after["x = a"]);
+        assert_eq!(before["return x"], after["return x"]);
+        // The same statement in another function is another site.
+        let other = statement_keys("def g(a):\n    x = a\n    return x\n");
+        assert_ne!(after["x = a"], other["x = a"]);
+    }
 }
