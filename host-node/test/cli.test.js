@@ -358,6 +358,33 @@ describe('interrupted with freeze comments', { skip }, () => {
 });
 
 describe('the example', { skip }, () => {
+  test('a loop over test cases ends as the one case that fails', async () => {
+    const dir = fixture({
+      'cases.py': [
+        'def check(shape):',
+        '    rows, cols = shape',
+        '    if rows != cols:',
+        '        raise ValueError(f"not square: {rows}x{cols}")',
+        'for shape in [(64, 64), (128, 128), (64, 32), (32, 32)]:',
+        '    check(shape)',
+        '',
+      ].join('\n'),
+    });
+    const run = await runCli(
+      ['cases.py', '--err-msg', 'not square: 64x32', '-o', 'min.py', '--timeout', '5'],
+      {
+        cwd: dir,
+      },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
+    // The loop is gone; its failing item is what the body runs on.
+    assert.doesNotMatch(result, /\bfor\b/, result);
+    assert.match(result, /64, 32/, result);
+    assert.doesNotMatch(result, /128/, result);
+    assert.match(runPython('min.py', dir).output, /not square: 64x32/);
+  });
+
   test('tile_kernel_bug.py reduces to at most 15% of its lines and still fails', async () => {
     const dir = fixture({ 'tile_kernel_bug.py': fs.readFileSync(EXAMPLE, 'utf8') });
     const run = await runCli(

@@ -11,7 +11,7 @@ pub enum Phase {
     Fast,
     /// `with-bind-0`, `attach-full-func-args`: may grow the program, to enable later removals.
     Canonicalize,
-    /// `assign-rhs-1`, `call-fwd-arg1`, `binop-fwd-arg-*`, `func-arg-remover`,
+    /// `for-bind-first`, `assign-rhs-1`, `call-fwd-arg1`, `binop-fwd-arg-*`, `func-arg-remover`,
     /// `param-with-args-remover`, plus the fast set.
     Simplify,
     /// `int-reduce-2`: halving often keeps the length (`128` → `64`), so any accepted
@@ -61,6 +61,7 @@ impl Phase {
                 return RewriteSet::of(&[Rewrite::WithBind0, Rewrite::AttachFullFuncArgs])
             }
             Phase::Simplify => &[
+                Rewrite::ForBindFirst,
                 Rewrite::AssignRhs1,
                 Rewrite::CallFwdArg1,
                 Rewrite::BinopFwdArgLeft,

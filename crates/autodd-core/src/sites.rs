@@ -36,11 +36,12 @@ pub struct SiteMap {
 }
 
 /// Statement rewrites, in priority order when several are chosen on one statement.
-const STMT_REWRITES: [Rewrite; 13] = [
+const STMT_REWRITES: [Rewrite; 14] = [
     Rewrite::IfRemover1,
     Rewrite::IfRemover2,
     Rewrite::IfRemover3,
     Rewrite::ForBind0,
+    Rewrite::ForBindFirst,
     Rewrite::WithRemover,
     Rewrite::TryRemover,
     Rewrite::WhileRemover,

@@ -50,6 +50,7 @@ pub enum Rewrite {
     IfExpFwdBody,
     IfExpFwdElse,
     UnaryFwd,
+    ForBindFirst,
 }
 
 /// How a rewrite changes the tree, which decides where the applier handles it.
@@ -99,7 +100,7 @@ impl Rewrite {
     ];
 
     /// autodd's own rewrites, beyond the reference set.
-    pub const OWN: [Rewrite; 19] = [
+    pub const OWN: [Rewrite; 20] = [
         Rewrite::WithRemover,
         Rewrite::TryRemover,
         Rewrite::WhileRemover,
@@ -119,11 +120,12 @@ impl Rewrite {
         Rewrite::IfExpFwdBody,
         Rewrite::IfExpFwdElse,
         Rewrite::UnaryFwd,
+        Rewrite::ForBindFirst,
     ];
 
     /// Every rewrite: the reference set, then autodd's own.
-    pub const ALL: [Rewrite; 34] = {
-        let mut all = [Rewrite::IfRemover1; 34];
+    pub const ALL: [Rewrite; 35] = {
+        let mut all = [Rewrite::IfRemover1; 35];
         let mut i = 0;
         while i < Self::REFERENCE.len() {
             all[i] = Self::REFERENCE[i];
@@ -202,6 +204,7 @@ impl Rewrite {
             Rewrite::IfExpFwdBody => "ifexp-fwd-body",
             Rewrite::IfExpFwdElse => "ifexp-fwd-else",
             Rewrite::UnaryFwd => "unary-fwd",
+            Rewrite::ForBindFirst => "for-bind-first",
         }
     }
 
@@ -216,6 +219,7 @@ impl Rewrite {
             | Rewrite::IfRemover2
             | Rewrite::IfRemover3
             | Rewrite::ForBind0
+            | Rewrite::ForBindFirst
             | Rewrite::StmtRemover
             | Rewrite::WithRemover
             | Rewrite::TryRemover
@@ -334,7 +338,7 @@ pub(crate) mod make {
         }
     }
 
-    fn tuple(elts: Vec<Expr>) -> Expr {
+    pub fn tuple(elts: Vec<Expr>) -> Expr {
         Expr::Tuple(ast::ExprTuple {
             range: Default::default(),
             elts,

@@ -1,4 +1,5 @@
 //! Statement rewrites: `stmt-remover`, `if-remover-1/2/3`, `for-bind-0`, `with-bind-0`,
+//! `for-bind-first`,
 //! and autodd's own block collapses (`with-remover`, `try-remover`, `while-remover`)
 //! and assignment simplifications (`assign-to-expr`, `aug-assign-to-assign`,
 //! `ann-assign-to-assign`).
@@ -16,6 +17,7 @@ pub fn matches(rewrite: Rewrite, stmt: &Stmt) -> bool {
             matches!(stmt, Stmt::If(s) if !s.orelse.is_empty())
         }
         Rewrite::ForBind0 => matches!(stmt, Stmt::For(_) | Stmt::AsyncFor(_)),
+        Rewrite::ForBindFirst => matches!(stmt, Stmt::For(s) if first_item(&s.iter).is_some()),
         Rewrite::WithBind0 => match stmt {
             Stmt::With(s) => s.items.iter().any(|i| i.optional_vars.is_some()),
             Stmt::AsyncWith(s) => s.items.iter().any(|i| i.optional_vars.is_some()),
@@ -42,6 +44,10 @@ pub fn replace(rewrite: Rewrite, stmt: Stmt) -> Vec<Stmt> {
         (Rewrite::IfRemover3, Stmt::If(s)) => s.orelse,
         (Rewrite::ForBind0, Stmt::For(s)) => bind_zero(&s.target, s.body, s.orelse),
         (Rewrite::ForBind0, Stmt::AsyncFor(s)) => bind_zero(&s.target, s.body, s.orelse),
+        (Rewrite::ForBindFirst, Stmt::For(s)) => match first_item(&s.iter) {
+            Some(first) => [vec![make::assign(*s.target, first)], s.body, s.orelse].concat(),
+            None => vec![make::pass()],
+        },
         (Rewrite::WithRemover, Stmt::With(s)) => s.body,
         (Rewrite::WithRemover, Stmt::AsyncWith(s)) => s.body,
         (Rewrite::TryRemover, Stmt::Try(s)) => [s.body, s.orelse, s.finalbody].concat(),
@@ -65,6 +71,47 @@ fn bind_zero(target: &ast::Expr, body: Vec<Stmt>, orelse: Vec<Stmt>) -> Vec<Stmt
     out.extend(body);
     out.extend(orelse);
     out
+}
+
+/// The first item a `for` loop over `iter` binds, where the program spells it out: the
+/// first element of a list, tuple or set display (`[a, b]` gives `a`; a set's order
+/// may differ, but any of its items is a fair stand-in), the first key of a dict
+/// display, the first `(key, value)`, key or value of a dict display's `.items()`,
+/// `.keys()` or `.values()`, and `start` of `range(start, stop[, step])`. None for
+/// anything else, an empty display, or a first item that is unpacked (`*xs`, `**d`).
+fn first_item(iter: &ast::Expr) -> Option<ast::Expr> {
+    use ast::Expr;
+    let first_of = |elts: &[Expr]| match elts.first() {
+        Some(Expr::Starred(_)) | None => None,
+        Some(first) => Some(first.clone()),
+    };
+    match iter {
+        Expr::List(e) => first_of(&e.elts),
+        Expr::Tuple(e) => first_of(&e.elts),
+        Expr::Set(e) => first_of(&e.elts),
+        Expr::Dict(d) => d.keys.first().cloned().flatten(),
+        Expr::Call(call) if call.args.len() >= 2 && call.keywords.is_empty() => match &*call.func {
+            Expr::Name(name) if name.id.as_str() == "range" => first_of(&call.args),
+            _ => None,
+        },
+        Expr::Call(call) if call.args.is_empty() && call.keywords.is_empty() => {
+            let Expr::Attribute(attr) = &*call.func else {
+                return None;
+            };
+            let Expr::Dict(d) = &*attr.value else {
+                return None;
+            };
+            let key = d.keys.first().cloned().flatten()?;
+            let value = d.values.first()?.clone();
+            match attr.attr.as_str() {
+                "items" => Some(make::tuple(vec![key, value])),
+                "keys" => Some(key),
+                "values" => Some(value),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// `with E as V: B` becomes `with E: V = 0; B` (every item with `as` at once).
