@@ -357,7 +357,7 @@ describe('interrupted with freeze comments', { skip }, () => {
   });
 });
 
-describe('the example', { skip }, () => {
+describe('common code in a bug report', { skip }, () => {
   test('a loop over test cases ends as the one case that fails', async () => {
     const dir = fixture({
       'cases.py': [
@@ -384,7 +384,9 @@ describe('the example', { skip }, () => {
     assert.doesNotMatch(result, /128/, result);
     assert.match(runPython('min.py', dir).output, /not square: 64x32/);
   });
+});
 
+describe('the example', { skip }, () => {
   test('tile_kernel_bug.py reduces to at most 15% of its lines and still fails', async () => {
     const dir = fixture({ 'tile_kernel_bug.py': fs.readFileSync(EXAMPLE, 'utf8') });
     const run = await runCli(

@@ -1,8 +1,7 @@
 //! Statement rewrites: `stmt-remover`, `if-remover-1/2/3`, `for-bind-0`, `with-bind-0`,
-//! `for-bind-first`,
-//! and autodd's own block collapses (`with-remover`, `try-remover`, `while-remover`)
-//! and assignment simplifications (`assign-to-expr`, `aug-assign-to-assign`,
-//! `ann-assign-to-assign`).
+//! and autodd's own block collapses (`with-remover`, `try-remover`, `while-remover`),
+//! `for-bind-first`, and assignment simplifications (`assign-to-expr`,
+//! `aug-assign-to-assign`, `ann-assign-to-assign`).
 
 use super::{make, Rewrite};
 use crate::parse::ast::{self, Stmt};
