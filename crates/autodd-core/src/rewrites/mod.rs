@@ -290,6 +290,14 @@ pub(crate) mod make {
     use super::ast;
     use crate::parse::ast::{Expr, Stmt};
 
+    pub fn str(value: &str) -> Expr {
+        Expr::Constant(ast::ExprConstant {
+            range: Default::default(),
+            value: ast::Constant::Str(value.to_string()),
+            kind: None,
+        })
+    }
+
     pub fn int(value: impl Into<num_bigint::BigInt>) -> Expr {
         Expr::Constant(ast::ExprConstant {
             range: Default::default(),

@@ -76,8 +76,10 @@ fn bind_zero(target: &ast::Expr, body: Vec<Stmt>, orelse: Vec<Stmt>) -> Vec<Stmt
 /// first element of a list, tuple or set display (`[a, b]` gives `a`; a set's order
 /// may differ, but any of its items is a fair stand-in), the first key of a dict
 /// display, the first `(key, value)`, key or value of a dict display's `.items()`,
-/// `.keys()` or `.values()`, and `start` of `range(start, stop[, step])`. None for
-/// anything else, an empty display, or a first item that is unpacked (`*xs`, `**d`).
+/// `.keys()` or `.values()`, the first word or line of a string literal's `.split()` or
+/// `.splitlines()` (after any `.strip()`s), and `start` of `range(start, stop[, step])`.
+/// None for anything else, an empty display, or a first item that is unpacked (`*xs`,
+/// `**d`).
 fn first_item(iter: &ast::Expr) -> Option<ast::Expr> {
     use ast::Expr;
     let first_of = |elts: &[Expr]| match elts.first() {
@@ -97,6 +99,22 @@ fn first_item(iter: &ast::Expr) -> Option<ast::Expr> {
             let Expr::Attribute(attr) = &*call.func else {
                 return None;
             };
+            match attr.attr.as_str() {
+                "split" => {
+                    let text = literal_text(&attr.value)?;
+                    let word = text.split(py_isspace).find(|w| !w.is_empty())?;
+                    return Some(make::str(word));
+                }
+                "splitlines" => {
+                    let text = literal_text(&attr.value)?;
+                    if text.is_empty() {
+                        return None;
+                    }
+                    let line = text.split(LINE_BREAKS).next().unwrap_or("");
+                    return Some(make::str(line));
+                }
+                _ => {}
+            }
             let Expr::Dict(d) = &*attr.value else {
                 return None;
             };
@@ -106,6 +124,43 @@ fn first_item(iter: &ast::Expr) -> Option<ast::Expr> {
                 "items" => Some(make::tuple(vec![key, value])),
                 "keys" => Some(key),
                 "values" => Some(value),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// What Python's `str.splitlines()` splits at (`\r\n` ends a line at its `\r`, so the
+/// first line is the same).
+const LINE_BREAKS: &[char] = &[
+    '\n', '\r', '\x0b', '\x0c', '\x1c', '\x1d', '\x1e', '\u{85}', '\u{2028}', '\u{2029}',
+];
+
+/// Python's `str.isspace()` for one character: Unicode's White_Space, plus the
+/// information separators U+001C to U+001F. What `split()` and `strip()` without
+/// arguments split at and strip.
+fn py_isspace(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// The value of a string literal, after any `.strip()`, `.lstrip()` or `.rstrip()`
+/// without arguments called on it.
+fn literal_text(expr: &ast::Expr) -> Option<String> {
+    match expr {
+        ast::Expr::Constant(c) => match &c.value {
+            ast::Constant::Str(s) => Some(s.clone()),
+            _ => None,
+        },
+        ast::Expr::Call(call) if call.args.is_empty() && call.keywords.is_empty() => {
+            let ast::Expr::Attribute(attr) = &*call.func else {
+                return None;
+            };
+            let text = literal_text(&attr.value)?;
+            match attr.attr.as_str() {
+                "strip" => Some(text.trim_matches(py_isspace).to_string()),
+                "lstrip" => Some(text.trim_start_matches(py_isspace).to_string()),
+                "rstrip" => Some(text.trim_end_matches(py_isspace).to_string()),
                 _ => None,
             }
         }

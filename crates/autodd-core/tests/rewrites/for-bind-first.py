@@ -16,10 +16,20 @@ for i in range(3, 10, 2):
     print(i)
 else:
     done()
+for line in 'add A1 bolt 100\nrm A1 bolt\n'.strip().splitlines():
+    run(line)
+for word in '  \x1c alpha beta '.split():
+    print(word)
+for line in '\nsecond'.splitlines():
+    print(repr(line))
 for x in range(10):
     print(x)
 for x in []:
     never()
+for w in ''.split():
+    never()
+for w in 'a b'.split(','):
+    print(w)
 for x in [*rest, 1]:
     print(x)
 for x in {**base}:
