@@ -101,29 +101,28 @@ fn first_item(iter: &ast::Expr) -> Option<ast::Expr> {
             };
             match attr.attr.as_str() {
                 "split" => {
-                    let text = literal_text(&attr.value)?;
-                    let word = text.split(py_isspace).find(|w| !w.is_empty())?;
-                    return Some(make::str(word));
+                    let word = literal_text(&attr.value)?
+                        .split(py_isspace)
+                        .find(|w| !w.is_empty())?;
+                    Some(make::str(word))
                 }
                 "splitlines" => {
                     let text = literal_text(&attr.value)?;
-                    if text.is_empty() {
-                        return None;
-                    }
                     let line = text.split(LINE_BREAKS).next().unwrap_or("");
-                    return Some(make::str(line));
+                    (!text.is_empty()).then(|| make::str(line))
                 }
-                _ => {}
-            }
-            let Expr::Dict(d) = &*attr.value else {
-                return None;
-            };
-            let key = d.keys.first().cloned().flatten()?;
-            let value = d.values.first()?.clone();
-            match attr.attr.as_str() {
-                "items" => Some(make::tuple(vec![key, value])),
-                "keys" => Some(key),
-                "values" => Some(value),
+                "items" | "keys" | "values" => {
+                    let Expr::Dict(d) = &*attr.value else {
+                        return None;
+                    };
+                    let key = d.keys.first().cloned().flatten()?;
+                    let value = d.values.first()?.clone();
+                    Some(match attr.attr.as_str() {
+                        "items" => make::tuple(vec![key, value]),
+                        "keys" => key,
+                        _ => value,
+                    })
+                }
                 _ => None,
             }
         }
@@ -146,10 +145,10 @@ fn py_isspace(c: char) -> bool {
 
 /// The value of a string literal, after any `.strip()`, `.lstrip()` or `.rstrip()`
 /// without arguments called on it.
-fn literal_text(expr: &ast::Expr) -> Option<String> {
+fn literal_text(expr: &ast::Expr) -> Option<&str> {
     match expr {
         ast::Expr::Constant(c) => match &c.value {
-            ast::Constant::Str(s) => Some(s.clone()),
+            ast::Constant::Str(s) => Some(s),
             _ => None,
         },
         ast::Expr::Call(call) if call.args.is_empty() && call.keywords.is_empty() => {
@@ -158,9 +157,9 @@ fn literal_text(expr: &ast::Expr) -> Option<String> {
             };
             let text = literal_text(&attr.value)?;
             match attr.attr.as_str() {
-                "strip" => Some(text.trim_matches(py_isspace).to_string()),
-                "lstrip" => Some(text.trim_start_matches(py_isspace).to_string()),
-                "rstrip" => Some(text.trim_end_matches(py_isspace).to_string()),
+                "strip" => Some(text.trim_matches(py_isspace)),
+                "lstrip" => Some(text.trim_start_matches(py_isspace)),
+                "rstrip" => Some(text.trim_end_matches(py_isspace)),
                 _ => None,
             }
         }
