@@ -901,9 +901,9 @@ def keep_to(cpus):
 
 def limit_data(allowance):
     """The RLIMIT_DATA, (soft, hard), for candidates that may each allocate `allowance`
-    bytes more than this process holds (the hard limit stays this process's): a candidate whose loop lost its exit and now appends
-    forever gets a MemoryError once it has that much, instead of taking the machine's
-    memory until its time limit. RLIMIT_DATA counts the heap and private writable
+    bytes more than this process holds (the hard limit stays this process's): a
+    candidate whose loop lost its exit and now appends forever gets a MemoryError once
+    it has that much, instead of taking the machine's memory until its time limit. RLIMIT_DATA counts the heap and private writable
     mappings (Linux 4.7 on), not address space merely reserved (as GPU runtimes
     reserve it), nor files mapped. Never above a limit this process already has.
     None (no limit) where that is not how the limit counts, or /proc is missing."""
