@@ -260,6 +260,12 @@ export interface EngineOptions {
    * instead of starting the value-replacing rewrites low.
    */
   uniformPriors?: boolean;
+  /**
+   * Start a later round with the rewrites whose candidate alone hung (ran out of time
+   * or was stuck) at the usual prior, as plain PDD does, instead of low: by default each
+   * is tried alone, after the other sites, and never drags a group into another hang.
+   */
+  forgetHangs?: boolean;
 }
 
 export interface ReducePythonResult {

@@ -63,6 +63,9 @@ Options:
                        round's earlier phases learned (comparisons)
   --uniform-priors     start every site at probability 0.93, as plain PDD does
                        (default: value-replacing rewrites start low; comparisons)
+  --no-hang-memory     let a later round try the rewrites whose candidate alone
+                       hung in groups again (default: alone, after the other sites;
+                       comparisons)
   --quiet              print only errors and warnings
   -h, --help           show this help
   -V, --version        show the version
@@ -96,6 +99,7 @@ const OPTIONS = /** @type {const} */ ({
   'no-memory': { type: 'boolean' },
   'canonicalize-every-round': { type: 'boolean' },
   'fresh-phases': { type: 'boolean' },
+  'no-hang-memory': { type: 'boolean' },
   'uniform-priors': { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -123,7 +127,7 @@ const OPTIONS = /** @type {const} */ ({
  * @property {boolean} stuckDetection
  * @property {boolean} cpuAffinity
  * @property {boolean | undefined} prefork false with --no-prefork; undefined: the default
- * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean, uniformPriors: boolean }} engine
+ * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean, uniformPriors: boolean, forgetHangs: boolean }} engine
  * @property {boolean} quiet
  */
 
@@ -184,6 +188,7 @@ export function parseCli(argv) {
       canonicalizeEveryRound: Boolean(values['canonicalize-every-round']),
       freshPhases: Boolean(values['fresh-phases']),
       uniformPriors: Boolean(values['uniform-priors']),
+      forgetHangs: Boolean(values['no-hang-memory']),
     },
     quiet: Boolean(values.quiet),
   };

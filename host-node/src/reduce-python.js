@@ -116,7 +116,7 @@ const MIB = 1024 * 1024;
  * @property {(run: RunRecord) => void} [onRun] after each candidate's run (not for
  *   runs cancelled because another candidate was accepted)
  * @property {import('./reduce.js').ReducerOptions} [engine] engine options
- *   (`referenceOnly`, `forget`, `allowInvalid`, `canonicalizeEveryRound`, `freshPhases`, `uniformPriors`), for comparisons
+ *   (`referenceOnly`, `forget`, `allowInvalid`, `canonicalizeEveryRound`, `freshPhases`, `uniformPriors`, `forgetHangs`), for comparisons
  */
 
 /**
@@ -413,7 +413,8 @@ export async function reducePython(options) {
                 ms: Math.round(run.ms * 10) / 10,
               });
             }
-            return run.found;
+            // A hang costs the whole time limit: the engine avoids its rewrite later.
+            return run.found || (run.outcome === 'timeout' || run.outcome === 'stuck' ? 'hung' : false);
           },
           onAccept: output ? (best) => keep(best) : undefined,
         }).finally(() => writes); // never rejects: failures are kept in writeFailed

@@ -33,8 +33,9 @@ import { loadEngine } from './engine.js';
 
 /**
  * @typedef {object} DriveOptions
- * @property {(candidate: Candidate, signal: AbortSignal) => Promise<boolean>} evaluate
- *   whether a candidate is interesting; `signal` aborts when its verdict is no longer needed
+ * @property {(candidate: Candidate, signal: AbortSignal) => Promise<boolean | 'hung'>} evaluate
+ *   whether a candidate is interesting (`'hung'`: it is not, and its run ran out of time or
+ *   was stuck); `signal` aborts when its verdict is no longer needed
  * @property {number} jobs how many candidates run at once
  * @property {boolean} [lookahead] propose the next candidate while the current ones run
  *   (default true; false proposes only when a slot is free, for comparisons)
@@ -86,6 +87,7 @@ export function createReducer(source, options) {
  * @property {AbortController} controller
  * @property {boolean} stale its verdict no longer matters (it was cancelled)
  * @property {boolean} [verdict] once its run is over
+ * @property {boolean} [hung] its run hung (see `evaluate`)
  */
 
 /**
@@ -136,7 +138,7 @@ export async function drive(
   { evaluate, jobs, lookahead = true, speculate = true, onProgress, onAccept, signal },
 ) {
   const started = performance.now();
-  /** @typedef {{ entry: Entry, verdict?: boolean, error?: unknown }} Settled */
+  /** @typedef {{ entry: Entry, verdict?: boolean | 'hung', error?: unknown }} Settled */
   /** @type {Map<Entry, Promise<void>>} */
   const inflight = new Map();
   /**
@@ -202,7 +204,7 @@ export async function drive(
     const settled = Promise.resolve()
       .then(() => evaluate(candidate, entry.controller.signal))
       .then(
-        (verdict) => ({ entry, verdict: verdict === true }),
+        (verdict) => ({ entry, verdict: verdict === 'hung' ? verdict : verdict === true }),
         (error) => ({ entry, error }),
       )
       .then((/** @type {Settled} */ result) => {
@@ -302,7 +304,7 @@ export async function drive(
         await adopt();
         continue;
       }
-      const accepted = timed(() => line.reducer.report(entry.candidate.id, verdict));
+      const accepted = timed(() => line.reducer.report(entry.candidate.id, verdict, entry.hung));
       /** @type {Best | undefined} */
       let size;
       if (accepted) {
@@ -400,7 +402,8 @@ export async function drive(
         if (error !== undefined) throw error;
         // A stale candidate was cancelled: its verdict means nothing.
         if (entry.stale) continue;
-        entry.verdict = Boolean(verdict);
+        entry.verdict = verdict === true;
+        entry.hung = verdict === 'hung';
         await report(entry.line);
         maybeSpeculate();
       }

@@ -198,6 +198,58 @@ describe('drive()', { skip }, () => {
       assert.ok(speculating.startedBehindSlow > 0, `${jobs} jobs`);
     }
   });
+
+  test('passes on a candidate that hung: later rounds try its site alone, even after speculating past it', async () => {
+    // The loop spins forever without `n += 1`; the assignments before it can all go.
+    const source = `${Array.from({ length: 12 }, (_, i) => `a${i} = ${i}\n`).join('')}n = 0\nwhile n < 3:\n    n += 1\nraise ValueError('${NEEDLE}')\n`;
+    /** @param {number} jobs @param {boolean} forgetHangs */
+    const hangs = async (jobs, forgetHangs) => {
+      const reducer = createReducer(source, { forgetHangs });
+      let round = 1;
+      let phase = 'fast';
+      /** @type {{ round: number, sites: number }[]} */
+      const hung = [];
+      try {
+        const result = await drive(reducer, {
+          jobs,
+          evaluate: async (candidate, signal) => {
+            if (candidate.phase === 'fast' && phase !== 'fast') round += 1;
+            phase = candidate.phase;
+            const looping = candidate.source.includes('while n < 3:');
+            const hangs = looping && !candidate.source.includes('n += 1');
+            if (hangs) hung.push({ round, sites: candidate.sites });
+            // A hang runs longest: with jobs, later candidates are proposed past it.
+            await new Promise((resolve) => {
+              const timer = setTimeout(resolve, hangs ? 20 : 1);
+              signal.addEventListener('abort', () => resolve(clearTimeout(timer)));
+            });
+            if (hangs) return 'hung';
+            return looping && candidate.source.includes('n = 0') && candidate.source.includes(NEEDLE);
+          },
+        });
+        return { source: result.source, rounds: round, hung };
+      } finally {
+        reducer.free();
+      }
+    };
+    for (const jobs of [1, 2]) {
+      const remembered = await hangs(jobs, false);
+      const forgotten = await hangs(jobs, true);
+      assert.equal(remembered.source, forgotten.source, `${jobs} jobs`);
+      assert.ok(remembered.rounds > 1, `${jobs} jobs: ${remembered.rounds} rounds`);
+      const later = (/** @type {typeof remembered} */ run) => run.hung.filter((h) => h.round > 1);
+      assert.ok(later(remembered).length > 0, `${jobs} jobs`);
+      assert.deepEqual(
+        later(remembered).filter((h) => h.sites > 1),
+        [],
+        `${jobs} jobs`,
+      );
+      assert.ok(
+        later(forgotten).some((h) => h.sites > 1),
+        `${jobs} jobs`,
+      );
+    }
+  });
 });
 
 describe('reducePython()', { skip }, () => {

@@ -494,6 +494,42 @@ print("HANG" + "-CHECK failed with", total)
     assert.match(runPython(path.join(dir, 'out.py'), dir).output, /HANG-CHECK failed/);
   });
 
+  test('a rewrite that hung alone is tried alone in later rounds; --no-hang-memory lets groups hang again', async () => {
+    const assignments = Array.from({ length: 12 }, (_, i) => `a${i} = ${i}\n`).join('');
+    const source = `${assignments}n = 0\nwhile n < 3:\n    n += 1\nprint("HANG" + "-CHECK failed with", n)\n`;
+    const dir = fixture({ 'spin.py': source });
+    /** The hangs of one reduction, with the round each ran in. @param {string[]} flags */
+    const hangs = async (flags) => {
+      const trace = path.join(dir, 'trace.jsonl');
+      const args = ['spin.py', '--err-msg', 'HANG-CHECK failed with 3', '-o', 'out.py', '--quiet'];
+      const { data } = await reported(dir, [...args, '--trace', trace, ...flags]);
+      let round = 1;
+      let phase = 'fast';
+      const hung = [];
+      for (const r of traced(trace)) {
+        if (r.phase === 'fast' && phase !== 'fast') round += 1;
+        phase = r.phase;
+        if (r.outcome === 'timeout') hung.push({ round, sites: r.sites });
+      }
+      assert.equal(data.stats.round, round);
+      return { hung, result: fs.readFileSync(path.join(dir, 'out.py'), 'utf8') };
+    };
+    const remembered = await hangs([]);
+    const forgotten = await hangs(['--no-hang-memory']);
+    assert.equal(remembered.result, forgotten.result);
+    assert.match(remembered.result, /n \+= 1/);
+    const later = remembered.hung.filter((h) => h.round > 1);
+    assert.ok(later.length > 0, 'a later round tries `n += 1` again');
+    assert.deepEqual(
+      later.filter((h) => h.sites > 1),
+      [],
+    );
+    assert.ok(
+      forgotten.hung.some((h) => h.round > 1 && h.sites > 1),
+      JSON.stringify(forgotten.hung),
+    );
+  });
+
   test('once 8 candidates reproduced, the cap follows their run times; --no-learned-timeout keeps it', async () => {
     // The frozen sleep makes every run take about 30 ms, so the original's cap (10 ×
     // its run, plus 20 ms) is well above 3 × any reproducing candidate's run.
@@ -616,17 +652,18 @@ print(label, box.total(), len(data))
     assert.deepEqual(await cpus('--no-cpu-affinity'), [null, null]);
   });
 
-  test('--canonicalize-every-round, --fresh-phases and --uniform-priors reach the engine', async () => {
+  test('--canonicalize-every-round, --fresh-phases, --uniform-priors and --no-hang-memory reach the engine', async () => {
     const dir = fixture({ 'prog.py': TRAPS.replace(/ctypes\.string_at\(0\)/, 'pass') });
     const report = path.join(dir, 'report.json');
     const args = ['prog.py', '--err-msg', 'value check failed', '-o', 'out.py', '--timeout', '5'];
-    const switches = ['--canonicalize-every-round', '--fresh-phases', '--uniform-priors'];
+    const switches = ['--canonicalize-every-round', '--fresh-phases', '--uniform-priors', '--no-hang-memory'];
     const run = await runCli([...args, ...switches, '--report', report, '--quiet'], { cwd: dir });
     assert.equal(run.code, 0, run.stderr);
     const data = JSON.parse(fs.readFileSync(report, 'utf8'));
     assert.equal(data.engine.canonicalizeEveryRound, true);
     assert.equal(data.engine.freshPhases, true);
     assert.equal(data.engine.uniformPriors, true);
+    assert.equal(data.engine.forgetHangs, true);
     assert.equal(data.reproduced, true);
   });
 
@@ -643,6 +680,7 @@ print(label, box.total(), len(data))
       canonicalizeEveryRound: false,
       freshPhases: false,
       uniformPriors: false,
+      forgetHangs: false,
     });
     const reference = new Set([
       'if-remover-1',

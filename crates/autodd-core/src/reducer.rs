@@ -54,6 +54,11 @@ pub struct Options {
     /// Start every site of a fresh search at 0.93, as plain PDD does. By default the
     /// rewrites that replace a value start low (see `Rewrite::prior`).
     pub uniform_priors: bool,
+    /// Start a later round's searches with the sites whose rewrite alone made a
+    /// candidate hang (see [`Reducer::report_hung`]) at the usual prior, as plain PDD
+    /// does. By default they start low: each is tried alone, after the other sites,
+    /// and never drags a group of sites into another hang.
+    pub forget_hangs: bool,
 }
 
 /// A program proposed for the host to run.
@@ -122,6 +127,8 @@ struct Pending {
     before: Vec<(usize, f64)>,
     /// Its entry in the verdict cache, withdrawn should it go stale unjudged.
     hash: u128,
+    /// The key of its site, if it rewrote one (remembered should it hang).
+    key: Option<SiteKey>,
 }
 
 /// The reduction engine behind the step API.
@@ -137,6 +144,8 @@ pub struct Reducer {
     smallest_len: usize,
     cursor: Cursor,
     map: SiteMap,
+    /// The key of each site of `map` (see `site_keys`).
+    keys: Vec<SiteKey>,
     pdd: Pdd,
     forget: bool,
     canonicalize_every_round: bool,
@@ -144,6 +153,9 @@ pub struct Reducer {
     uniform_priors: bool,
     /// What the finished phases of this round learned, by site key.
     round_memory: FastMap<SiteKey, f64>,
+    /// The sites whose rewrite alone made a candidate hang, in any round so far.
+    hung: FastSet<SiteKey>,
+    forget_hangs: bool,
     allow_invalid: bool,
     reference_only: bool,
     seen: FastSet<u128>,
@@ -218,12 +230,15 @@ impl Reducer {
                 round_start_len: best_len,
             },
             map: SiteMap::default(),
+            keys: Vec::new(),
             pdd: Pdd::new(0),
             forget: options.forget,
             canonicalize_every_round: options.canonicalize_every_round,
             fresh_phases: options.fresh_phases,
             uniform_priors: options.uniform_priors,
             round_memory: FastMap::default(),
+            hung: FastSet::default(),
+            forget_hangs: options.forget_hangs,
             allow_invalid: options.allow_invalid,
             reference_only: options.reference_only,
             seen,
@@ -245,11 +260,19 @@ impl Reducer {
     fn refresh_sites(&mut self) {
         let kinds = self.phase().rewrites().intersect(self.allowed);
         self.map = find_sites(&self.best_ast, kinds, self.reference_only);
+        self.keys = site_keys(&self.map, &self.best);
         self.pdd = if self.uniform_priors {
             Pdd::new(self.map.sites.len())
         } else {
             Pdd::with_priors(self.map.sites.iter().map(|s| s.rewrite.prior()).collect())
         };
+        if !self.forget_hangs && !self.hung.is_empty() {
+            for (i, key) in self.keys.iter().enumerate() {
+                if self.hung.contains(key) {
+                    self.pdd.set_probability(i, HUNG_PRIOR);
+                }
+            }
+        }
         self.stats.phase = self.phase().name().to_string();
         self.stats.round = self.cursor.round;
     }
@@ -295,10 +318,10 @@ impl Reducer {
     /// from `learned` if it has the key, else from the round's memory (when `memory`).
     fn seed(&mut self, learned: Option<&FastMap<SiteKey, f64>>, memory: bool) {
         let memory = memory.then_some(&self.round_memory);
-        for (i, key) in site_keys(&self.map, &self.best).into_iter().enumerate() {
+        for (i, key) in self.keys.iter().enumerate() {
             let p = learned
-                .and_then(|l| l.get(&key))
-                .or_else(|| memory.and_then(|m| m.get(&key)));
+                .and_then(|l| l.get(key))
+                .or_else(|| memory.and_then(|m| m.get(key)));
             if let Some(&p) = p {
                 self.pdd.set_probability(i, p);
             }
@@ -336,6 +359,10 @@ impl Reducer {
             // candidate be made stale by another's success, the assumption is undone.
             before.extend(chosen.iter().map(|&i| (i, self.pdd.probability(i))));
             self.pdd.fail(&chosen);
+            let key = match chosen[..] {
+                [site] => Some(self.keys[site]),
+                _ => None,
+            };
             let sites: Vec<_> = chosen.iter().map(|&i| self.map.sites[i]).collect();
             let Some((source, starts)) = self.build(&sites) else {
                 self.stats.invalid += 1;
@@ -368,6 +395,7 @@ impl Reducer {
                 starts,
                 before,
                 hash,
+                key,
             });
             return Some(Candidate {
                 id,
@@ -546,6 +574,18 @@ impl Reducer {
         true
     }
 
+    /// The verdict for candidate `id` when its run hung: it ran out of time, or was
+    /// killed as stuck. It is uninteresting, and if it rewrote one site, that site is
+    /// remembered for later rounds (see `Options::forget_hangs`): a hang costs the
+    /// whole time limit, dozens of ordinary runs.
+    pub fn report_hung(&mut self, id: u64) {
+        let key = self.pending.iter().find(|p| p.id == id).and_then(|p| p.key);
+        if let Some(key) = key.filter(|_| !self.forget_hangs) {
+            self.hung.insert(key);
+        }
+        self.report(id, false);
+    }
+
     /// This reduction as it will be once the candidates `failed` are reported
     /// uninteresting and then `accepted` (if any) interesting, in that order: what a
     /// host running several candidates at once proposes from while one of `failed`
@@ -572,12 +612,21 @@ impl Reducer {
         Some(copy)
     }
 
+    /// Goes on as `copy`, made by [`Reducer::speculate`] from this reduction, whose
+    /// assumptions all held. The hangs reported here since are kept: the candidates
+    /// the copy assumed to fail were reported here with their real verdicts.
+    pub fn adopt(&mut self, copy: Reducer) {
+        let hung = std::mem::take(&mut self.hung);
+        *self = copy;
+        self.hung.extend(hung);
+    }
+
     /// What the current search learned, by site key.
     fn learned(&self) -> FastMap<SiteKey, f64> {
-        site_keys(&self.map, &self.best)
-            .into_iter()
+        self.keys
+            .iter()
             .enumerate()
-            .map(|(i, key)| (key, self.pdd.probability(i)))
+            .map(|(i, &key)| (key, self.pdd.probability(i)))
             .collect()
     }
 
@@ -614,6 +663,10 @@ impl Reducer {
 /// How many candidate ids a speculative copy of a reducer may hand out (see
 /// [`Reducer::speculate`]): more than any one speculation proposes.
 const ID_BLOCK: u64 = 1 << 32;
+
+/// Where a later round starts a site that hung alone (see `Options::forget_hangs`):
+/// below every rewrite's prior, so it is selected alone, after the others.
+const HUNG_PRIOR: f64 = 0.05;
 
 /// Identifies a site across accepted candidates: the rewrite, the text of its node,
 /// the first line of the statement holding it up to its first `(` (so `x` in
@@ -664,6 +717,28 @@ mod tests {
                 (source[range].to_string(), key)
             })
             .collect()
+    }
+
+    #[test]
+    fn adopting_a_speculative_copy_keeps_the_hangs_reported_since() {
+        let source = "a = 1\nb = 2\nc = 3\nraise ValueError('x')\n";
+        let mut reducer = Reducer::new(source, Options::default()).expect("parses");
+        let alone = loop {
+            let c = reducer.next_candidate().expect("a candidate");
+            if c.sites == 1 {
+                break c;
+            }
+            reducer.report(c.id, false);
+        };
+        // The host goes on from a copy in which `alone` failed; then it hangs.
+        let copy = reducer
+            .speculate(&[alone.id], None)
+            .expect("a speculative copy");
+        assert!(copy.hung.is_empty());
+        reducer.report_hung(alone.id);
+        assert_eq!(reducer.hung.len(), 1);
+        reducer.adopt(copy);
+        assert_eq!(reducer.hung.len(), 1, "the hang outlives the adoption");
     }
 
     #[test]

@@ -491,3 +491,63 @@ fn proposing_ahead_and_speculating_follow_the_search_of_one_candidate_at_a_time(
         assert!(speculated == one, "{key}: speculating took another search");
     }
 }
+
+/// Reduces a program whose loop spins forever without `n += 1`: a candidate without it
+/// is reported hung. Returns the result, and for every candidate proposed: its round,
+/// how many sites it rewrote, and whether it hung.
+fn with_a_hang(forget_hangs: bool) -> (String, Vec<(u32, usize, bool)>) {
+    let mut source: String = (0..12).map(|i| format!("a{i} = {i}\n")).collect();
+    source.push_str("n = 0\nwhile n < 3:\n    n += 1\n");
+    source.push_str(&format!("{RAISE}\n"));
+    let options = Options {
+        forget_hangs,
+        ..Options::default()
+    };
+    let mut reducer = Reducer::new(&source, options).expect("parses");
+    let mut seen = Vec::new();
+    while let Some(c) = reducer.next_candidate() {
+        let looping = c.source.contains("while n < 3:");
+        let hung = looping && !c.source.contains("n += 1");
+        seen.push((reducer.stats().round, c.sites, hung));
+        if hung {
+            reducer.report_hung(c.id);
+        } else {
+            let needed = looping && c.source.contains("n = 0") && c.source.contains(RAISE);
+            reducer.report(c.id, needed);
+        }
+    }
+    assert!(reducer.is_done());
+    (reducer.best().to_string(), seen)
+}
+
+#[test]
+fn a_site_that_hung_alone_is_tried_alone_in_later_rounds() {
+    let (result, seen) = with_a_hang(false);
+    let (plain, plain_seen) = with_a_hang(true);
+    // The same result: a site that hung is still tried in every round.
+    assert_eq!(result, plain);
+    assert_eq!(
+        result,
+        format!("n = 0\nwhile n < 3:\n    n += 1\n{RAISE}\n")
+    );
+    let later = |seen: &[(u32, usize, bool)]| -> Vec<(usize, bool)> {
+        seen.iter()
+            .filter(|(round, _, _)| *round > 1)
+            .map(|&(_, sites, hung)| (sites, hung))
+            .collect()
+    };
+    let (remembered, forgotten) = (later(&seen), later(&plain_seen));
+    assert!(!remembered.is_empty(), "a second round ran");
+    // After round 1 every hang is a site tried alone, never a group it drags down.
+    assert!(remembered
+        .iter()
+        .filter(|(_, hung)| *hung)
+        .all(|&(sites, _)| sites == 1));
+    assert!(remembered.iter().any(|&(sites, hung)| hung && sites == 1));
+    let hangs = |runs: &[(usize, bool)]| runs.iter().filter(|(_, hung)| *hung).count();
+    assert!(
+        forgotten.iter().any(|&(sites, hung)| hung && sites > 1),
+        "without the memory a group hangs again"
+    );
+    assert!(hangs(&remembered) < hangs(&forgotten));
+}

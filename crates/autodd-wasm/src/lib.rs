@@ -19,7 +19,7 @@ fn start() {
 }
 
 /// A reduction in progress. Drive it with `nextCandidate()` → run the program →
-/// `report(id, interesting)` until `isDone()`; call `free()` when finished.
+/// `report(id, interesting, hung)` until `isDone()`; call `free()` when finished.
 #[wasm_bindgen]
 pub struct Reducer {
     inner: autodd_core::Reducer,
@@ -56,10 +56,22 @@ impl Reducer {
     }
 
     /// The verdict for candidate `id`; returns whether it was accepted (it is the new
-    /// best). Reports of stale or unknown ids are ignored (and return false); an id
-    /// that is not a non-negative integer throws `invalid-argument`.
-    pub fn report(&mut self, id: f64, interesting: bool) -> Result<bool, JsValue> {
-        Ok(self.inner.report(candidate_id(id)?, interesting))
+    /// best). `hung`: an uninteresting run that ran out of time or was stuck (the
+    /// engine then avoids that rewrite in later rounds). Reports of stale or unknown
+    /// ids are ignored (and return false); an id that is not a non-negative integer
+    /// throws `invalid-argument`.
+    pub fn report(
+        &mut self,
+        id: f64,
+        interesting: bool,
+        hung: Option<bool>,
+    ) -> Result<bool, JsValue> {
+        let id = candidate_id(id)?;
+        if hung == Some(true) && !interesting {
+            self.inner.report_hung(id);
+            return Ok(false);
+        }
+        Ok(self.inner.report(id, interesting))
     }
 
     /// A copy of this reduction as it will be once the candidates `failed` are
@@ -85,7 +97,7 @@ impl Reducer {
     /// Goes on as `copy`, a copy from `speculate` whose assumptions all held; `copy`
     /// is consumed.
     pub fn adopt(&mut self, copy: Reducer) {
-        self.inner = copy.inner;
+        self.inner.adopt(copy.inner);
     }
 
     /// The current best program (the smallest interesting one once done).

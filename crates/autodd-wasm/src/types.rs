@@ -26,6 +26,9 @@ export interface ReducerOptions {
   /** Start every site of a fresh search at probability 0.93 (plain PDD) instead of
    *  starting the value-replacing rewrites low. */
   uniformPriors?: boolean;
+  /** Start a later round with the sites whose rewrite alone hung at the usual prior
+   *  (plain PDD) instead of low (tried alone, after the other sites). */
+  forgetHangs?: boolean;
 }
 
 /** A program proposed by the engine; run it and pass `id` back to `Reducer.report`. */
