@@ -210,7 +210,9 @@ export interface ReducePythonOptions {
    * and let it compile a warm-up program meanwhile, so the fork and the page faults
    * of a fresh process's first compile happen beside the running candidate instead of
    * before the next. Default: when this process may use at least two CPUs per job (on
-   * a job's only CPU that work would compete with the candidate).
+   * a job's only CPU that work would compete with the candidate). With one job, that
+   * process also compiles the next candidate, which the engine proposes while the
+   * current one runs, and runs that code if its file holds exactly that source.
    */
   prefork?: boolean;
   /** Called after each candidate's run (not for runs cancelled as stale). */
@@ -317,6 +319,11 @@ export interface ReducePythonResult {
   memoryLimitMib: number | null;
   /** Whether candidates were forked ahead of their turn (see `prefork`). */
   prefork: boolean;
+  /**
+   * Runs whose process compiled the candidate before its turn, while the run before went
+   * on (runner, forking ahead, one job): the engine proposes the next candidate early.
+   */
+  compiledAhead: number;
 }
 
 /**

@@ -20,9 +20,13 @@ its stderr so nothing printed by an imported module can corrupt the protocol).
   host   {"op": "run", "id": N, "path": FILE, "timeout": SECONDS,
           "stuckAfter": SECONDS (optional: see Stuck)}
   host   {"op": "cancel", "id": N}                      (optional, while running)
+  host   {"op": "prepare", "path": FILE, "source": TEXT} (optional, any time: the
+          program the next "run" of FILE will likely hold; with "prefork" it is
+          compiled ahead, see Zygote)
   worker {"event": "done", "id": N, "found": bool, "exitCode": int|null,
           "signal": int|null, "killed": null|"timeout"|"stuck"|"cancelled",
-          "stdoutTail": str, "stderrTail": str, "error": str|null}
+          "stdoutTail": str, "stderrTail": str, "error": str|null,
+          "compiledAhead": true (only when it ran code compiled ahead)}
 
 The pid of the candidate running is kept in "pidFile" rather than sent (ten digits
 and a newline, overwritten in place; 0 between runs): the host reads it only when it
@@ -48,6 +52,7 @@ import socket
 import sys
 import time
 import types
+import warnings
 
 TAIL_BYTES = 4096
 # Compiled once before the first fork: a little of everything a program holds.
@@ -89,6 +94,8 @@ DRAIN_SECONDS = 0.5
 FORK_RETRY_SECONDS = (0.01, 0.03, 0.1, 0.2)
 # The RLIMIT_DATA every candidate gets, (soft, hard) (see limit_data); None: no limit.
 DATA_LIMIT = None
+# The largest source the next candidate's process compiles ahead (see Zygote).
+AHEAD_BYTES = 65536
 # Whether the zygote forks each candidate ahead of its request (see Zygote).
 PREFORK = False
 # Without pidfd support, how often to look whether the child has exited.
@@ -292,8 +299,10 @@ def exit_status(exc):
     return 1
 
 
-def execute(path):
-    """Runs the program at `path` as `__main__`, like `python3 path`; returns its exit status."""
+def execute(path, ahead=None):
+    """Runs the program at `path` as `__main__`, like `python3 path`; returns its exit
+    status, and whether it ran `ahead`: what `compile_ahead` made of the program
+    expected here, used only if it is this very file, byte for byte."""
     import builtins
 
     sys.argv[:] = [path]
@@ -303,10 +312,16 @@ def execute(path):
     main.__cached__ = None
     main.__builtins__ = builtins
     sys.modules["__main__"] = main
+    used = False
     try:
         with open(path, "rb") as f:
             source = f.read()
-        exec(compile(source, path, "exec", dont_inherit=True), main.__dict__)
+        used = ahead is not None and ahead[0] == path and ahead[1] == source
+        if used:
+            code = ahead[2]
+        else:
+            code = compile(source, path, "exec", dont_inherit=True)
+        exec(code, main.__dict__)
         status = 0
     except SystemExit as exc:
         status = exit_status(exc)
@@ -321,7 +336,7 @@ def execute(path):
         status = 1
         if isinstance(exc, KeyboardInterrupt):
             status = 128 + signal.SIGINT
-    return finalize(status)
+    return finalize(status), used
 
 
 def finalize(status):
@@ -345,7 +360,7 @@ def finalize(status):
     return status
 
 
-def child(path, out_w, err_w, done_w, closing):
+def child(path, out_w, err_w, done_w, closing, ahead=None):
     status = 70
     try:
         os.setpgid(0, 0)
@@ -358,11 +373,12 @@ def child(path, out_w, err_w, done_w, closing):
                 os.close(fd)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        status = execute(path)
+        status, used = execute(path, ahead)
         # Its output is all in the pipes now: say so, with the exit status, before
         # the process is torn down (a few tenths of a millisecond the verdict need
-        # not wait for). The pid tells this process from a fork of the candidate's.
-        os.write(done_w, b"%d %d\n" % (os.getpid(), status))
+        # not wait for). The pid tells this process from a fork of the candidate's;
+        # a third field says it ran code compiled ahead.
+        os.write(done_w, b"%d %d%s\n" % (os.getpid(), status, b" ahead" if used else b""))
     finally:
         os._exit(status)
 
@@ -391,9 +407,11 @@ def run(control, forker, request, needle, pid_fd):
     # Read at intervals (see drain): a read must never wait for more.
     for fd in readers:
         os.set_blocking(fd, False)
-    killed, status = supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at)
+    killed, status, ahead = supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at)
     os.pwrite(pid_fd, b"%10d\n" % 0, 0)
     result = done(job_id, needle, out=out, err=err, killed=killed)
+    if ahead:
+        result["compiledAhead"] = True
     if status is not None:  # None: cancelled, and left to exit
         if os.WIFSIGNALED(status):
             result["signal"] = os.WTERMSIG(status)
@@ -422,6 +440,9 @@ class Forks:
 
     def __init__(self, control):
         self.control = control
+
+    def prepare(self, path, source):
+        """Nothing is forked ahead here."""
 
     def spawn(self, path, out_w, err_w, done_w, closing):
         """Forks a child running `path` with its output on the given pipes; its pid."""
@@ -478,13 +499,18 @@ class Zygote:
       zygote  "p PID" (forked) or "e ERRNO MESSAGE" (could not fork)
       worker  "w PID", once the child has exited without saying it was done
       zygote  "x PID STATUS"
+      worker  "c PATH\0SOURCE", the program expected next (no answer)
 
     With "prefork" (for a job with a CPU to spare: the host asks for it), the zygote
     forks the next candidate's process as soon as it has handed the current one its
     request, and that process compiles the warm-up program while it waits for its
     own (see prefork). The fork, and the page faults of a first compile in a fresh
     fork (the interpreter's code mapped in, the compiler's pages copied), then run
-    beside the current candidate instead of between a request and its run. On a
+    beside the current candidate instead of between a request and its run. So does
+    compiling the next candidate itself, a fifth of a run or more, when the host
+    knows it ahead ("c": the engine proposes it while the current one runs); that
+    process uses the compiled code only for a file with the very source it compiled,
+    so a guess gone stale costs only the compile. On a
     job's only CPU the same work competes with the candidate: forking ahead there,
     or in the pause between two candidates, made -j 2 on 2 cores 5 to 25% slower.
 
@@ -535,6 +561,16 @@ class Zygote:
             self.dead = True
             self.sock.close()
         return None
+
+    def prepare(self, path, source):
+        """Passes the program expected next to the next candidate's process, which
+        compiles it meanwhile (with PREFORK; see prefork). Unanswered; dropped if the
+        zygote cannot take it."""
+        if not self.dead and len(source) <= AHEAD_BYTES:
+            try:
+                self.sock.send(b"c " + os.fsencode(path) + b"\0" + source)
+            except OSError:
+                pass  # a dead zygote shows at the next request
 
     def spawn(self, path, out_w, err_w, done_w, closing):
         answer = self.ask(b"f " + os.fsencode(path), [out_w, err_w, done_w])
@@ -594,9 +630,26 @@ def refuse(sock, exc):
     sock.send(b"e %d %s" % (exc.errno or 0, why))
 
 
+def compile_ahead(message):
+    """(path, source, code) for a "c" request's "PATH\0SOURCE": the source compiled as
+    `execute` would compile it. None where compiling here could differ from compiling
+    in the run: it failed, or it warned (a SyntaxWarning must reach the candidate's
+    own stderr, where the needle may be)."""
+    path, _, source = message.partition(b"\0")
+    path = os.fsdecode(path)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            code = compile(source, path, "exec", dont_inherit=True)
+    except BaseException:
+        return None
+    return None if caught else (path, source, code)
+
+
 def prefork(sock, closing=()):
     """Forks the process of the next candidate ahead of its request (see Zygote):
-    it compiles the warm-up program, then waits on a socket of its own for the path
+    it compiles the warm-up program, and the program expected next as "c" requests
+    bring it (the latest one counts), then waits on a socket of its own for the path
     and the three fds of an "f" request, and runs it as `child` does. Returns its
     pid and that socket; closing the socket unrequested makes it exit. The child
     closes `closing` (fds the zygote holds for another process) at once."""
@@ -610,10 +663,15 @@ def prefork(sock, closing=()):
                 os.close(fd)
             os.setpgid(0, 0)
             warm_up()
-            path, fds, _, _ = socket.recv_fds(theirs, 4096, 3)
-            if path and len(fds) == 3:
+            ahead = None
+            while True:
+                message, fds, _, _ = socket.recv_fds(theirs, AHEAD_BYTES + 8192, 3)
+                if fds or not message:
+                    break
+                ahead = compile_ahead(message)
+            if message and len(fds) == 3:
                 out_w, err_w, done_w = fds
-                child(os.fsdecode(path), out_w, err_w, done_w, [theirs.fileno()])
+                child(os.fsdecode(message), out_w, err_w, done_w, [theirs.fileno()], ahead)
         finally:
             os._exit(0)
     theirs.close()
@@ -625,11 +683,21 @@ def prefork(sock, closing=()):
 
 
 def serve(sock):
-    """The zygote's loop: a fork per "f" request, a wait per "w" request (see Zygote)."""
+    """The zygote's loop: a fork per "f" request, a wait per "w" request, and "c"
+    requests passed on to the next candidate's process (see Zygote)."""
     spare = None  # with PREFORK: (pid, socket) of the next candidate's process
     while True:
-        message, fds, _, _ = socket.recv_fds(sock, 4096, 3)
+        message, fds, _, _ = socket.recv_fds(sock, AHEAD_BYTES + 8192, 3)
         kind, _, rest = message.partition(b" ")
+        if kind == b"c":
+            for fd in fds:
+                os.close(fd)
+            if spare is not None:
+                try:
+                    spare[1].send(rest)
+                except OSError:
+                    pass  # it died waiting, or the source is too large: not compiled ahead
+            continue
         if kind == b"w":
             for fd in fds:
                 os.close(fd)
@@ -708,8 +776,9 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
     """Reads the child's output until it says it is done (on `done_r`; then the output
     still in the pipes is read and the child is left to exit), or until it exits (or
     is killed) and its pipes close. From `stuck_at` on, probes it for being stuck
-    (see Stuck). Returns how it was killed, if it was, and its wait status (None
-    for a cancelled candidate: it is killed and left to exit)."""
+    (see Stuck). Returns how it was killed, if it was, its wait status (None for a
+    cancelled candidate: it is killed and left to exit), and whether it said it ran
+    code compiled ahead."""
     sel = selectors.DefaultSelector()
     # The output pipes join the selector once the candidate exits or turns out to
     # print a lot (see OUTPUT_POLL_SECONDS); until then they are read at intervals.
@@ -734,7 +803,9 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
     drain_until = None
     stuck = Stuck(pid) if stuck_at is not None else None
     try:
-        if control.eof or is_cancel(control.pending(), job_id):
+        messages = control.pending()
+        forward(forker, messages)
+        if control.eof or is_cancel(messages, job_id):
             return cancel(forker, pid)
         while True:
             now = time.monotonic()
@@ -759,7 +830,7 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
                         watch_output()
                     read_at = now + OUTPUT_POLL_SECONDS
             if status is not None and (not readers or now >= drain_until):
-                return killed, status
+                return killed, status, False
             waits = []
             if status is None:
                 if poll is not None:
@@ -780,7 +851,7 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
                 elif key.data == "done":
                     chunk = os.read(done_r, 4096)
                     said += chunk
-                    code = own_status(said, pid)
+                    code, ahead = own_status(said, pid)
                     if not chunk:
                         sel.unregister(done_r)
                     elif code is not None and status is None and killed is None:
@@ -788,10 +859,11 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
                         # Whatever the candidate left running in its group goes too.
                         kill_group(pid)
                         forker.leave(pid)
-                        return None, (code & 0xFF) << 8
+                        return None, (code & 0xFF) << 8, ahead
                 elif key.data == "control":
                     control.fill()
                     messages = control.pending()
+                    forward(forker, messages)
                     if control.eof:
                         sel.unregister(key.fd)
                     if (
@@ -822,19 +894,20 @@ def cancel(forker, pid):
     go: the worker is free for the next candidate at once."""
     kill_group(pid)
     forker.leave(pid)
-    return "cancelled", None
+    return "cancelled", None, False
 
 
 def own_status(said, pid):
-    """The exit status in the child's own "PID STATUS" line, if it has written it."""
+    """The exit status in the child's own "PID STATUS [ahead]" line, if it has written
+    it, and whether it ran code compiled ahead: (status, ahead), or (None, False)."""
     for line in said.split(b"\n")[:-1]:
         parts = line.split()
-        if len(parts) == 2 and parts[0] == b"%d" % pid:
+        if len(parts) in (2, 3) and parts[0] == b"%d" % pid:
             try:
-                return int(parts[1])
+                return int(parts[1]), parts[2:] == [b"ahead"]
             except ValueError:
-                return None
-    return None
+                return None, False
+    return None, False
 
 
 def drain(readers):
@@ -852,6 +925,18 @@ def drain(readers):
             total += len(chunk)
             capture.feed(chunk)
     return total
+
+
+def forward(forker, messages):
+    """Passes the program of each "prepare" request among `messages` (the host's
+    guess at the next candidate) on to be compiled ahead (see Zygote)."""
+    for m in messages:
+        if m.get("op") == "prepare":
+            try:
+                source = m["source"].encode()
+            except UnicodeEncodeError:
+                continue  # not what the host writes to the file: no use compiling it
+            forker.prepare(m["path"], source)
 
 
 def is_cancel(messages, job_id):
@@ -969,7 +1054,9 @@ def main():
         request = control.receive()
         if request is None or request.get("op") == "exit":
             return
-        if request.get("op") == "run":
+        if request.get("op") == "prepare":
+            forward(forker, [request])
+        elif request.get("op") == "run":
             result = run(control, forker, request, needle, pid_fd)
             if control.eof:
                 return

@@ -388,6 +388,7 @@ async function writeReport(args, result) {
     firstCandidateTimeout: result.firstCandidateTimeoutMs / 1000,
     memoryLimitMib: result.memoryLimitMib,
     prefork: result.prefork,
+    compiledAhead: result.compiledAhead,
     ...(result.cpus ? { cpus: result.cpus } : {}),
     engine: args.engine,
     interrupted: result.interrupted,

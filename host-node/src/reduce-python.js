@@ -146,6 +146,8 @@ const MIB = 1024 * 1024;
  * @property {number | null} memoryLimitMib what each candidate could allocate beyond
  *   what its worker holds (null: no limit)
  * @property {boolean} prefork whether candidates were forked ahead (runner)
+ * @property {number} compiledAhead runs that used code their process compiled before
+ *   its request, while the run before went on (runner, forking ahead, one job)
  */
 
 /**
@@ -201,6 +203,7 @@ export async function reducePython(options) {
   };
   /** How the candidates' runs ended (cancelled ones are not counted). */
   const outcomes = { exited: 0, signaled: 0, timeout: 0, stuck: 0, crashed: 0 };
+  let compiledAhead = 0;
   // Python is probed (a process start, tens of milliseconds) while the engine loads
   // and parses the program.
   const workspaceReady = Workspace.create({
@@ -252,6 +255,7 @@ export async function reducePython(options) {
       candidateTimeoutMs,
       firstCandidateTimeoutMs,
       outcomes,
+      compiledAhead,
       ...(cpuShares ? { cpus: cpuShares().map((share) => share ?? null) } : {}),
       memoryLimitMib: memoryLimit !== undefined && dataLimit?.() ? memoryLimit / MIB : null,
       prefork,
@@ -390,6 +394,8 @@ export async function reducePython(options) {
           jobs,
           lookahead: options.lookahead !== false,
           speculate: options.speculate !== false,
+          // Compiled ahead by the process forked for it (runner, forking ahead, one job).
+          prepare: 'prepare' in backend ? (candidate) => backend.prepare(candidate.source) : undefined,
           signal,
           onProgress,
           evaluate: async (candidate, candidateSignal) => {
@@ -401,6 +407,7 @@ export async function reducePython(options) {
             }
             if (run.outcome !== 'cancelled') {
               outcomes[run.outcome] += 1;
+              if (run.compiledAhead) compiledAhead += 1;
               timings.runMs += run.ms;
               options.onRun?.({
                 id: candidate.id,

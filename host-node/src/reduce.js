@@ -42,6 +42,8 @@ import { loadEngine } from './engine.js';
  * @property {boolean} [speculate] when a success waits on an earlier candidate still
  *   running, or a phase's end on the candidates out, go on from a copy of the engine
  *   in which those failed (default true; false waits, for comparisons)
+ * @property {(candidate: Candidate) => void} [prepare] told of each candidate proposed
+ *   ahead, which will likely be evaluated next (a host may get ready to run it)
  * @property {(progress: Progress) => void} [onProgress] after each verdict
  * @property {(best: string, step: AcceptedStep) => Promise<void> | void} [onAccept]
  *   after each accepted candidate, before the next verdict is reported
@@ -135,7 +137,7 @@ const STALE = Object.freeze(new Error('the candidate went stale'));
  */
 export async function drive(
   reducer,
-  { evaluate, jobs, lookahead = true, speculate = true, onProgress, onAccept, signal },
+  { evaluate, jobs, lookahead = true, speculate = true, prepare, onProgress, onAccept, signal },
 ) {
   const started = performance.now();
   /** @typedef {{ entry: Entry, verdict?: boolean | 'hung', error?: unknown }} Settled */
@@ -388,7 +390,10 @@ export async function drive(
         await new Promise((resolve) => setImmediate(resolve));
         if (running > 0 && !signal?.aborted) {
           const candidate = timed(() => line.reducer.nextCandidate());
-          if (candidate) ahead = { candidate, line };
+          if (candidate) {
+            ahead = { candidate, line };
+            prepare?.(candidate);
+          }
         }
       }
 

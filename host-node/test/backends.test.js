@@ -362,6 +362,42 @@ describe('runner backend: forking ahead', { skip: process.platform !== 'linux' &
     assert.notEqual(pid, spare);
     assert.equal((await own.backend.run('import os\nos._exit(3)')).exitCode, 3);
   });
+
+  test('the next candidate is compiled ahead when named, and that code runs only for that very source', async () => {
+    const say = (/** @type {string} */ what) => `print("${MSG}", "${what}")\n`;
+    await ran(); // a process is forked ahead only once a candidate has run
+    own.backend.prepare(say('A'));
+    const a = await own.backend.run(say('A'));
+    assert.equal(a.stdoutTail.trim(), `${MSG} A`);
+    assert.equal(a.compiledAhead, true);
+    // A stale guess: the file holds another program, which is compiled as usual.
+    own.backend.prepare(say('A'));
+    const b = await own.backend.run(say('B'));
+    assert.equal(b.stdoutTail.trim(), `${MSG} B`);
+    assert.equal(b.compiledAhead, undefined);
+    // The latest guess counts.
+    own.backend.prepare(say('A'));
+    own.backend.prepare(say('C'));
+    const c = await own.backend.run(say('C'));
+    assert.equal(c.stdoutTail.trim(), `${MSG} C`);
+    assert.equal(c.compiledAhead, true);
+  });
+
+  test('code compiled ahead shows its lines in a traceback; a program that warns as it compiles is compiled in its run', async () => {
+    await ran();
+    const failing = `x = 1\nraise ValueError("${MSG} " + str(x))\n`;
+    own.backend.prepare(failing);
+    const r = await own.backend.run(failing);
+    assert.equal(r.compiledAhead, true);
+    assert.match(r.stderrTail, /line 2, in <module>\n {4}raise ValueError/);
+    // The SyntaxWarning goes to the candidate's own stderr, where the needle may be.
+    const warns = `x = 1\nif x is 1:\n    print("${MSG}")\n`;
+    own.backend.prepare(warns);
+    const w = await own.backend.run(warns);
+    assert.match(w.stderrTail, /SyntaxWarning: "is" with a literal/);
+    assert.equal(w.found, true);
+    assert.equal(w.compiledAhead, undefined);
+  });
 });
 
 describe('runner worker: a fork that fails for want of resources', () => {

@@ -16,6 +16,8 @@ import os from 'node:os';
  * @property {string} stderrTail the last few KiB of stderr
  * @property {number} ms wall time of the run
  * @property {string} [error] why the backend failed, for `crashed`
+ * @property {boolean} [compiledAhead] runner: it ran code compiled before its request (see
+ *   `RunnerBackend.prepare`)
  */
 
 /** @type {Map<number, string>} */

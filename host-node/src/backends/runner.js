@@ -22,6 +22,8 @@ const WORKER = path.join(PYTHON_DIR, 'autodd_worker.py');
 const GRACE_MS = 5000;
 /** How long close() waits for a worker to exit by itself. */
 const EXIT_WAIT_MS = 1000;
+/** The largest program compiled ahead (the worker's AHEAD_BYTES). */
+const AHEAD_BYTES = 65536;
 
 /** @typedef {import('./result.js').RunResult} RunResult */
 
@@ -151,6 +153,7 @@ class Worker {
             outcome: message.signal === null ? 'exited' : 'signaled',
             exitCode: message.exitCode,
             signal: signalName(message.signal),
+            ...(message.compiledAhead ? { compiledAhead: true } : {}),
           }),
         );
       }
@@ -226,6 +229,16 @@ class Worker {
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) onAbort();
     });
+  }
+
+  /**
+   * Tells the worker which program the next run of `file` will likely hold, so that
+   * with `prefork` the process forked for it compiles it meanwhile.
+   * @param {string} file
+   * @param {string} source
+   */
+  prepare(file, source) {
+    if (!this.dead) this.send({ op: 'prepare', path: file, source });
   }
 
   /** Asks the worker to exit (it kills a running candidate first); kills it if it does not. */
@@ -330,6 +343,22 @@ export class RunnerBackend {
     } finally {
       this.slots.release(slot);
     }
+  }
+
+  /**
+   * The program the next `run` will likely get (the engine proposes it while the
+   * current candidate runs): with `prefork` and one job, the process forked for the
+   * next candidate compiles it meanwhile, off the run's critical path (a fifth of a
+   * run or more), and uses that code only if the file it runs holds exactly this
+   * source. A guess gone stale costs that compile on the spare CPU. With several
+   * jobs, which one runs it is not known: nothing is done.
+   * @param {string} source
+   */
+  prepare(source) {
+    const worker = this.workers[0];
+    if (!this.prefork || this.workers.length !== 1 || !worker || this.closed) return;
+    if (Buffer.byteLength(source) > AHEAD_BYTES) return;
+    worker.prepare(this.workspace.file(0), source);
   }
 
   /**
