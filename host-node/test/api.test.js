@@ -216,14 +216,14 @@ describe('drive()', { skip }, () => {
             if (candidate.phase === 'fast' && phase !== 'fast') round += 1;
             phase = candidate.phase;
             const looping = candidate.source.includes('while n < 3:');
-            const hangs = looping && !candidate.source.includes('n += 1');
-            if (hangs) hung.push({ round, sites: candidate.sites });
+            const spins = looping && !candidate.source.includes('n += 1');
+            if (spins) hung.push({ round, sites: candidate.sites });
             // A hang runs longest: with jobs, later candidates are proposed past it.
             await new Promise((resolve) => {
-              const timer = setTimeout(resolve, hangs ? 20 : 1);
+              const timer = setTimeout(resolve, spins ? 20 : 1);
               signal.addEventListener('abort', () => resolve(clearTimeout(timer)));
             });
-            if (hangs) return 'hung';
+            if (spins) return 'hung';
             return looping && candidate.source.includes('n = 0') && candidate.source.includes(NEEDLE);
           },
         });

@@ -266,7 +266,8 @@ impl Reducer {
         } else {
             Pdd::with_priors(self.map.sites.iter().map(|s| s.rewrite.prior()).collect())
         };
-        if !self.forget_hangs && !self.hung.is_empty() {
+        // Empty with `forget_hangs`: `report_hung` then remembers nothing.
+        if !self.hung.is_empty() {
             for (i, key) in self.keys.iter().enumerate() {
                 if self.hung.contains(key) {
                     self.pdd.set_probability(i, HUNG_PRIOR);
