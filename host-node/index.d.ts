@@ -120,10 +120,30 @@ export interface ReducePythonOptions {
   /** The program's text. Give exactly one of `file` and `source`. */
   source?: string;
   /**
-   * The failure: a run is interesting iff this text occurs (case-sensitively) in its
-   * stdout or stderr, whatever its exit status. A run that times out never is.
+   * The failure: a run is interesting iff this text occurs (case-sensitively) in what
+   * it writes to stdout or stderr itself, whatever its exit status. Source lines that
+   * Python quotes (a traceback's frames, a SyntaxError's line, a warning's line) do
+   * not count. A run that times out never is interesting.
    */
   errMsg: string;
+  /**
+   * Count `errMsg` in source lines that Python quotes too. Default false; a reduction
+   * whose original shows `errMsg` only there falls back to it, with a warning.
+   */
+  matchQuotedSource?: boolean;
+  /**
+   * A run is interesting only if it also fails as the original did: the same exception
+   * type of its last traceback, or the same signal, or (with neither) the same exit
+   * status. Default false. (`class-to-base` keeps the original exception's class
+   * either way.)
+   */
+  sameError?: boolean;
+  /**
+   * Runs in all of a candidate that does not reproduce before it counts as not
+   * reproducing, for flaky failures; a run that reproduces counts at once. An original
+   * that reproduces in only some of its runs is refused when this is 1. Default 1.
+   */
+  retries?: number;
   /**
    * A file replaced atomically with each smaller program that reproduced, so it always
    * holds a complete one; at the end it holds the result.
@@ -237,6 +257,27 @@ export interface RunRecord {
   outcome: 'exited' | 'signaled' | 'timeout' | 'stuck' | 'crashed';
   /** Wall time of the run. */
   ms: number;
+  /** How many times it ran (more than 1 only with `retries`). */
+  runs: number;
+}
+
+/** How a program failed, as the runs of it that autodd made saw it. */
+export interface FailureInfo {
+  /**
+   * Its exception type (of the last traceback), else the signal that killed it, else
+   * its exit status: `AssertionError`, `killed by SIGSEGV`, `exit status 1`.
+   */
+  kind: string;
+  /** The exception type of its last traceback, as Python prints it. */
+  exception: string | null;
+  /** The first line of its own output that holds `errMsg`. */
+  msgLine: string | null;
+  /** Whether `errMsg` came from what it wrote itself (false: only from quoted source). */
+  ownOutput: boolean;
+  /** How many times it was run for this. */
+  runs: number;
+  /** How many of those runs reproduced. */
+  reproduced: number;
 }
 
 /** Switches for the engine's improvements over the reference tool. */
@@ -281,8 +322,18 @@ export interface ReducePythonResult {
   interrupted: boolean;
   /** The original program was run and reproduced (only then is `output` written). */
   checked: boolean;
-  /** Whether the result reproduced when run once more in a fresh process; null if interrupted. */
+  /**
+   * Whether the result reproduced when run again in a fresh process, as many times as
+   * the original was checked (true if any of those runs did; `failure.result` has the
+   * count); null if interrupted.
+   */
   reproduced: boolean | null;
+  /** How the original failed when checked, and the result in the final check. */
+  failure: { original: FailureInfo | null; result: FailureInfo | null };
+  /** Whether `errMsg` in quoted source lines counted (asked for, or fallen back to). */
+  matchQuotedSource: boolean;
+  /** Runs made again because a run did not reproduce (`retries`). */
+  retries: number;
   /** Whether freeze markers were removed from the result. */
   freezeStripped: boolean;
   /**

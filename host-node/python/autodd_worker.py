@@ -23,7 +23,8 @@ its stderr so nothing printed by an imported module can corrupt the protocol).
   host   {"op": "prepare", "path": FILE, "source": TEXT} (optional, any time: the
           program the next "run" of FILE will likely hold; with "prefork" it is
           compiled ahead, see Zygote)
-  worker {"event": "done", "id": N, "found": bool, "exitCode": int|null,
+  worker {"event": "done", "id": N, "found": bool, "foundAnywhere": bool,
+          "exception": str|null, "msgLine": str|null, "exitCode": int|null,
           "signal": int|null, "killed": null|"timeout"|"stuck"|"cancelled",
           "stdoutTail": str, "stderrTail": str, "error": str|null,
           "compiledAhead": true (only when it ran code compiled ahead)}
@@ -34,7 +35,7 @@ must kill the candidate itself (the worker died, or the host exits), which saves
 message and a wakeup per run.
 
 The candidate's fds 1 and 2 are pipes read by the worker, which keeps only
-what matching needs (see Capture). A candidate is killed with its whole process
+what matching needs (see OutputScan). A candidate is killed with its whole process
 group on timeout, on cancel, and when the host goes away (EOF on stdin).
 """
 
@@ -45,6 +46,7 @@ import importlib
 import json
 import os
 import platform
+import re
 import resource
 import selectors
 import signal
@@ -109,34 +111,145 @@ OUTPUT_POLL_SECONDS = 0.005
 CHATTY_BYTES = 16384
 
 
-class Capture:
-    """Whether `needle` occurs in a stream, plus the stream's tail for messages.
-
-    The needle may straddle two reads, so the last len(needle) - 1 bytes are
-    carried over; nothing else is kept, so endless output costs no memory.
-    """
+class Finder:
+    """Whether `needle` occurs in a stream fed in chunks. The needle may straddle two
+    reads, so the last len(needle) - 1 bytes are carried over."""
 
     def __init__(self, needle):
         self.needle = needle
         self.found = False
         self.carry = b""
-        self.tail = bytearray()
 
     def feed(self, chunk):
-        if not self.found:
-            data = self.carry + chunk
-            if self.needle in data:
-                self.found = True
-                self.carry = b""
-            else:
-                keep = len(self.needle) - 1
-                self.carry = data[-keep:] if keep > 0 else b""
+        """Returns whether the needle was first found in this chunk."""
+        if self.found:
+            return False
+        data = self.carry + chunk
+        if self.needle in data:
+            self.found = True
+            self.carry = b""
+            return True
+        keep = len(self.needle) - 1
+        self.carry = data[-keep:] if keep > 0 else b""
+        return False
+
+
+# The twin of host-node/src/backends/scan.js, held to the same cases
+# (test/fixtures/output-scan.json): see there for what each pattern matches.
+MAX_LINE = 65536
+MSG_LINE_CHARS = 200
+FRAME = re.compile(rb'( *\| )?  File "[^"]*", line \d+')
+WARNING = re.compile(rb".*:\d+: [A-Za-z_][\w.]*Warning: ")
+HEADER = re.compile(rb"(  \+ Exception Group )?Traceback \(most recent call last\):")
+EXCEPTION = re.compile(rb"([A-Za-z_][\w.]*)(?::|\s*$)")
+MARKERS = (b'File "', b"Traceback (most recent call last):", b"Warning: ")
+
+
+class OutputScan:
+    """What a stream says about the failure: whether `needle` occurs in what the
+    program wrote itself (`own`), or anywhere, quoted source lines included
+    (`anywhere`): a traceback quotes each frame's line, a SyntaxError the offending
+    line, a warning the line that warned; the first own line holding it
+    (`msg_line`); the exception type of the last traceback (`exception`); and the
+    stream's tail for messages. Nothing else is kept, so endless output costs no
+    memory."""
+
+    def __init__(self, needle):
+        self.needle = needle
+        self.anywhere = Finder(needle)
+        self.own = Finder(needle)
+        self.msg_line = None
+        self.exception = None
+        self.tail = bytearray()
+        self.partial = b""
+        self.rest = None  # "own" or "quoted": what the rest of an overlong line is
+        self.quote = None  # the margin of the frame whose quoted lines may follow
+        self.warned = False  # the next line, if indented by two, quotes a warning's source
+        self.expect = None  # the margin of the exception line the traceback ends with
+
+    def feed(self, chunk):
+        self.anywhere.feed(chunk)
         self.tail += chunk
         if len(self.tail) > TAIL_BYTES:
             del self.tail[:-TAIL_BYTES]
+        data = chunk
+        if self.rest is not None:
+            end = data.find(b"\n")
+            piece = data if end < 0 else data[: end + 1]
+            if self.rest == "own":
+                self.own_text(piece)
+            if end < 0:
+                return
+            self.rest = None
+            data = data[end + 1 :]
+        if self.partial:
+            data = self.partial + data
+        end = data.rfind(b"\n")
+        complete, partial = data[: end + 1], data[end + 1 :]
+        if complete:
+            if self.idle() and not any(m in complete for m in MARKERS):
+                self.own_text(complete)
+            else:
+                for line in complete[:-1].split(b"\n"):
+                    self.line(line + b"\n")
+        if len(partial) > MAX_LINE:
+            self.rest = self.line(partial)
+            self.partial = b""
+        else:
+            self.partial = partial
+
+    def end(self):
+        """The stream ended: a last line without a newline counts too."""
+        if self.partial and self.rest is None:
+            self.line(self.partial)
+        self.partial = b""
+        self.rest = None
 
     def text(self):
         return bytes(self.tail).decode("utf-8", "replace")
+
+    def idle(self):
+        return self.quote is None and not self.warned and self.expect is None
+
+    def line(self, line):
+        """Judges one line (with its newline, if it has one): "own" or "quoted"."""
+        text = line[:-2] if line.endswith(b"\r\n") else line.rstrip(b"\n")
+        if self.warned:
+            self.warned = False
+            if text.startswith(b"  "):
+                return "quoted"
+        if self.quote is not None:
+            if text.startswith(self.quote + b"    "):
+                return "quoted"
+            self.quote = None
+        frame = FRAME.match(text)
+        if frame:
+            self.quote = frame.group(1) or b""
+            # A SyntaxError of the program itself has a frame and no "Traceback" line.
+            if self.expect is None and self.quote == b"":
+                self.expect = b""
+        elif HEADER.match(text):
+            self.expect = b"  | " if text.startswith(b" ") else b""
+        elif WARNING.match(text):
+            self.warned = True
+        elif self.expect is not None and text.startswith(self.expect):
+            found = EXCEPTION.match(text, len(self.expect))
+            if found:
+                self.exception = found.group(1).decode("latin-1")
+                self.expect = None
+        self.own_text(line)
+        return "own"
+
+    def own_text(self, data):
+        if not self.own.feed(data):
+            return
+        # The line holding the needle (or, if it began in an earlier chunk, this
+        # chunk's first).
+        at = max(data.find(self.needle), 0)
+        start = data.rfind(b"\n", 0, at) + 1
+        stop = data.find(b"\n", at)
+        line = data[start : len(data) if stop < 0 else stop].decode("utf-8", "replace").strip()
+        self.msg_line = line[:MSG_LINE_CHARS] + "…" if len(line) > MSG_LINE_CHARS else line
 
 
 class Control:
@@ -400,7 +513,7 @@ def run(control, forker, request, needle, pid_fd):
         os.close(err_w)
         os.close(done_w)
     os.pwrite(pid_fd, b"%10d\n" % pid, 0)
-    out, err = Capture(needle), Capture(needle)
+    out, err = OutputScan(needle), OutputScan(needle)
     stuck_after = request.get("stuckAfter")
     stuck_at = None if stuck_after is None else time.monotonic() + float(stuck_after)
     readers = {out_r: out, err_r: err}
@@ -944,10 +1057,21 @@ def is_cancel(messages, job_id):
 
 
 def done(job_id, needle, out=None, err=None, killed=None, error=None):
+    """The "done" message. `found`: MSG in what the program wrote itself;
+    `foundAnywhere`: also counting the source lines Python quotes; `exception`: the
+    type of the last traceback, on stderr, else on stdout; `msgLine`: the first own
+    line holding MSG."""
+    ran = killed is None and error is None and out is not None
+    if out is not None:
+        out.end()
+        err.end()
     return {
         "event": "done",
         "id": job_id,
-        "found": killed is None and error is None and bool(out and (out.found or err.found)),
+        "found": ran and (out.own.found or err.own.found),
+        "foundAnywhere": ran and (out.anywhere.found or err.anywhere.found),
+        "exception": (err.exception or out.exception) if out is not None else None,
+        "msgLine": (err.msg_line or out.msg_line) if out is not None else None,
         "exitCode": None,
         "signal": None,
         "killed": killed,

@@ -13,8 +13,10 @@ import { reducePython } from './reduce-python.js';
 const HELP = `Usage: autodd SOURCE --err-msg MSG -o OUTPUT [options]
 
 Reduces the Python program SOURCE to the smallest program whose output (stdout or
-stderr) still contains MSG, and writes it to OUTPUT. OUTPUT always holds the
-smallest program found so far that reproduced, even if autodd is interrupted.
+stderr) still contains MSG, and writes it to OUTPUT. MSG must be in what the program
+writes itself: source lines that Python quotes (in a traceback, a SyntaxError or a
+warning) do not count. OUTPUT always holds the smallest program found so far that
+reproduced, even if autodd is interrupted.
 
 Options:
   --err-msg MSG        the text that shows the failure (case-sensitive)
@@ -24,6 +26,14 @@ Options:
   --timeout SEC        per-candidate time limit in seconds (default 60)
   -j, --jobs N         candidates run at once (default 1)
   --python PATH        Python interpreter (default python3)
+  --same-error         a candidate must also fail the way the original did: the
+                       same exception type of its last traceback, or the same
+                       signal, or (with neither) the same exit status
+  --retries N          run a candidate that does not reproduce up to N times in
+                       all before it counts as not reproducing (flaky failures;
+                       default 1)
+  --match-quoted-source
+                       count MSG in source lines that Python quotes too
   --keep-freeze        keep freeze markers (__freeze__) in the result
   --no-preload         runner: do not import the program's modules in advance
   --report FILE        write statistics, timings and accepted steps as JSON
@@ -82,6 +92,9 @@ const OPTIONS = /** @type {const} */ ({
   timeout: { type: 'string' },
   jobs: { type: 'string', short: 'j' },
   python: { type: 'string' },
+  'same-error': { type: 'boolean' },
+  retries: { type: 'string' },
+  'match-quoted-source': { type: 'boolean' },
   'keep-freeze': { type: 'boolean' },
   'no-preload': { type: 'boolean' },
   report: { type: 'string' },
@@ -115,6 +128,9 @@ const OPTIONS = /** @type {const} */ ({
  * @property {number} timeout
  * @property {number} jobs
  * @property {string} python
+ * @property {boolean} sameError
+ * @property {number} retries
+ * @property {boolean} matchQuotedSource
  * @property {boolean} keepFreeze
  * @property {boolean} preload
  * @property {string} [report]
@@ -141,7 +157,8 @@ export function parseCli(argv) {
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new AutoddError('usage', /** @type {Error} */ (err).message);
+    // One line: parseArgs adds a hint on a line of its own.
+    throw new AutoddError('usage', /** @type {Error} */ (err).message.split('\n')[0]);
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';
@@ -170,6 +187,9 @@ export function parseCli(argv) {
     timeout: number('--timeout', values.timeout, 60, false),
     jobs: number('-j', values.jobs, 1, true),
     python: values.python ?? 'python3',
+    sameError: Boolean(values['same-error']),
+    retries: number('--retries', values.retries, 1, true),
+    matchQuotedSource: Boolean(values['match-quoted-source']),
     keepFreeze: Boolean(values['keep-freeze']),
     preload: !values['no-preload'],
     report: values.report,
@@ -290,6 +310,9 @@ export async function main(argv) {
       timeout: args.timeout,
       jobs: args.jobs,
       python: args.python,
+      sameError: args.sameError,
+      retries: args.retries,
+      matchQuotedSource: args.matchQuotedSource,
       preload: args.preload,
       keepFreeze: args.keepFreeze,
       adaptiveTimeout: args.adaptiveTimeout,
@@ -359,16 +382,37 @@ function summarize(result, args) {
     `${result.tried} candidates run, ${stats.cacheHits} cache hits, ${stats.accepted} accepted` +
       ` (reduce ${clock(timings.reduceMs)})`,
   );
+  const { original, result: final } = result.failure;
+  if (original) out(`original: ${describeFailure(original)}`);
+  if (final) out(`result:   ${describeFailure(final)}`);
+  if (result.retries > 0) out(`${result.retries} runs repeated (--retries ${args.retries})`);
   if (result.interrupted) {
     out(`${args.output} holds the smallest program that reproduced before the interrupt`);
   } else if (result.reproduced) {
     out(
       `wrote ${args.output}; it reproduces when run on its own` +
+        (final ? ` (${final.reproduced} of ${final.runs} runs)` : '') +
         (result.freezeStripped ? ' (freeze markers removed)' : ''),
     );
   } else {
-    out(`wrote ${args.output}, but it did NOT reproduce when run once more: the failure may be flaky`);
+    out(
+      `wrote ${args.output}, but it did NOT reproduce in ${final?.runs ?? 1} runs on its own: ` +
+        'the failure may be flaky (see --retries)',
+    );
   }
+}
+
+/**
+ * `AssertionError, MSG in "AssertionError: K shape check failed: 1 != 2" (2 of 2 runs)`
+ * @param {import('./reduce-python.js').FailureInfo} info
+ */
+function describeFailure(info) {
+  const where = !info.ownOutput
+    ? ', MSG only in a source line that Python quotes'
+    : info.msgLine !== null
+      ? `, MSG in ${JSON.stringify(info.msgLine)}`
+      : '';
+  return `${info.kind}${where} (${info.reproduced} of ${info.runs} runs reproduced)`;
 }
 
 /**
@@ -393,6 +437,10 @@ async function writeReport(args, result) {
     engine: args.engine,
     interrupted: result.interrupted,
     reproduced: result.reproduced,
+    failure: result.failure,
+    sameError: args.sameError,
+    matchQuotedSource: result.matchQuotedSource,
+    retries: { allowed: args.retries, run: result.retries },
     freezeStripped: result.freezeStripped,
     final: { bytes: Buffer.byteLength(result.source), lines: countLines(result.source) },
     tried: result.tried,

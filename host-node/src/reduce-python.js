@@ -7,6 +7,7 @@ import os from 'node:os';
 import { BACKENDS, createBackend } from './backends/index.js';
 import { SubprocBackend } from './backends/subproc.js';
 import { loadEngine } from './engine.js';
+import { failureKind } from './backends/result.js';
 import { AutoddError, fromEngine } from './errors.js';
 import { checkOutput, readSource, writeAtomic } from './files.js';
 import { Workspace } from './python.js';
@@ -71,6 +72,20 @@ const MIB = 1024 * 1024;
  * @property {boolean} found whether it was interesting
  * @property {import('./backends/result.js').Outcome} outcome
  * @property {number} ms
+ * @property {number} runs how many times it ran (more than 1 only with `retries`)
+ */
+
+/**
+ * How a program failed, as the runs of it that autodd made saw it.
+ * @typedef {object} FailureInfo
+ * @property {string} kind its exception type, the signal that killed it, or its exit
+ *   status (`AssertionError`, `killed by SIGSEGV`, `exit status 1`)
+ * @property {string | null} exception the exception type of its last traceback
+ * @property {string | null} msgLine the first line of its own output holding MSG
+ * @property {boolean} ownOutput whether MSG came from what the program wrote itself
+ *   (false: only from source lines that Python quotes)
+ * @property {number} runs how many times it was run for this
+ * @property {number} reproduced how many of those runs reproduced
  */
 
 /**
@@ -78,7 +93,18 @@ const MIB = 1024 * 1024;
  * @property {string} [file] the program to reduce (or give `source`)
  * @property {string} [source] the program's text (or give `file`)
  * @property {string} errMsg the failure: a run is interesting iff this text occurs
- *   (case-sensitively) in its stdout or stderr
+ *   (case-sensitively) in what it writes to stdout or stderr itself; source lines that
+ *   Python quotes (in a traceback, a SyntaxError, a warning) do not count
+ * @property {boolean} [matchQuotedSource] count MSG in those quoted source lines too
+ *   (default false; a run also falls back to it, with a warning, when the original
+ *   shows MSG only there)
+ * @property {boolean} [sameError] a run is interesting only if it also fails the way
+ *   the original did: the same exception type of the last traceback, or the same
+ *   signal, or (with neither) the same exit status (default false; `class-to-base`
+ *   keeps the original exception's class either way)
+ * @property {number} [retries] runs in all of a candidate that does not reproduce
+ *   before it counts as not reproducing, for flaky failures (default 1: no retry); a
+ *   run that reproduces counts at once
  * @property {string} [output] file kept holding the smallest program found so far
  * @property {import('./backends/index.js').BackendName} [backend] `runner` (default) or `subproc`
  * @property {number} [timeout] seconds per run (default 60)
@@ -128,8 +154,14 @@ const MIB = 1024 * 1024;
  * @property {boolean} interrupted
  * @property {boolean} checked whether the original was run and reproduced (OUTPUT is
  *   only written after that)
- * @property {boolean | null} reproduced whether the result reproduced when run once more
- *   in a fresh process (null when interrupted)
+ * @property {boolean | null} reproduced whether the result reproduced when run again in
+ *   a fresh process, as many times as the original was checked (true when at least one
+ *   of those runs did; `failure.result` has the count; null when interrupted)
+ * @property {{ original: FailureInfo | null, result: FailureInfo | null }} failure how
+ *   the original failed in the runs that checked it, and how the result failed in the
+ *   final check (null when not run)
+ * @property {boolean} matchQuotedSource whether MSG in quoted source lines counted
+ * @property {number} retries runs made again because a run did not reproduce (`retries`)
  * @property {boolean} freezeStripped whether the freeze markers were removed
  * @property {{ checkMs: number, reduceMs: number, engineMs: number, engineOutsideRunsMs: number, runMs: number, finishMs: number, totalMs: number }} timings
  *   (`engineMs`: the part of `reduceMs` spent inside the engine's calls;
@@ -171,6 +203,24 @@ export async function reducePython(options) {
     throw new AutoddError('usage', `the timeout must be a positive number of seconds, not ${timeout}`);
   }
   const jobs = checkJobs(options.jobs);
+  const retries = options.retries ?? 1;
+  if (!Number.isInteger(retries) || retries < 1) {
+    throw new AutoddError(
+      'usage',
+      `retries must be a whole number of runs, at least 1, not ${String(retries)}`,
+    );
+  }
+  const sameError = options.sameError === true;
+  let matchQuoted = options.matchQuotedSource === true;
+  /** @type {string | undefined} the original's failureKind, once checked */
+  let originalKind;
+  /**
+   * Whether a run reproduces: MSG in its own output (or anywhere, when quoted source
+   * lines count), and with `sameError` the original's kind of failure.
+   * @param {RunResult} run
+   */
+  const reproduces = (run) =>
+    (matchQuoted ? run.foundAnywhere : run.found) && (!sameError || failureKind(run) === originalKind);
   if (backendName === 'subproc' && options.memoryLimit !== undefined && options.memoryLimit !== false) {
     throw new AutoddError('usage', 'the memory limit needs the runner backend');
   }
@@ -204,6 +254,9 @@ export async function reducePython(options) {
   /** How the candidates' runs ended (cancelled ones are not counted). */
   const outcomes = { exited: 0, signaled: 0, timeout: 0, stuck: 0, crashed: 0 };
   let compiledAhead = 0;
+  let retried = 0;
+  /** @type {{ original: FailureInfo | null, result: FailureInfo | null }} */
+  const failure = { original: null, result: null };
   // Python is probed (a process start, tens of milliseconds) while the engine loads
   // and parses the program.
   const workspaceReady = Workspace.create({
@@ -250,6 +303,9 @@ export async function reducePython(options) {
       checked,
       reproduced,
       freezeStripped: stripped,
+      failure,
+      matchQuotedSource: matchQuoted,
+      retries: retried,
       timings,
       warnings,
       candidateTimeoutMs,
@@ -302,6 +358,29 @@ export async function reducePython(options) {
           await fresh.close();
         }
       };
+      /**
+       * Runs a candidate until a run reproduces, up to `retries` runs in all (a run
+       * that hung or was cancelled is not repeated), counting every run.
+       * @param {string} text
+       * @param {AbortSignal} [runSignal]
+       * @returns {Promise<{ run: RunResult, runs: number }>}
+       */
+      const attempt = async (text, runSignal) => {
+        let runs = 0;
+        /** @type {RunResult} */
+        let run;
+        do {
+          run = await backend.run(text, { signal: runSignal });
+          runs += 1;
+          if (run.outcome !== 'cancelled') {
+            outcomes[run.outcome] += 1;
+            if (run.compiledAhead) compiledAhead += 1;
+            timings.runMs += run.ms;
+          }
+        } while (runs < retries && ran(run) && !reproduces(run) && !runSignal?.aborted);
+        retried += runs - 1;
+        return { run, runs };
+      };
       try {
         onPhase?.('check');
         // A candidate that hangs (a loop lost its exit) would cost the whole timeout:
@@ -322,27 +401,62 @@ export async function reducePython(options) {
         const stopSecond = new AbortController();
         const abortSecond = () => stopSecond.abort();
         signal?.addEventListener('abort', abortSecond, { once: true });
-        const second = timed && jobs > 1 ? backend.run(original, { signal: stopSecond.signal }) : undefined;
+        const second = jobs > 1 ? backend.run(original, { signal: stopSecond.signal }) : undefined;
         if (jobs > 1 && 'prestart' in backend) backend.prestart();
-        /** @type {import('./backends/result.js').RunResult} */
-        let check;
+        /** @type {RunResult[]} the original's runs */
+        const checks = [];
         try {
-          check = await backend.run(original, { signal });
-          if (!check.found) stopSecond.abort();
+          checks.push(await backend.run(original, { signal }));
+          // A run that hung would hang again: its second run tells nothing.
+          if (!ran(checks[0])) stopSecond.abort();
         } finally {
           // Settled before anything else runs (or the backend closes).
-          await second;
+          const again = await second;
+          if (again && !stopSecond.signal.aborted) checks.push(again);
           signal?.removeEventListener('abort', abortSecond);
         }
+        // The original runs twice (a failure in one run of two is flaky), and with
+        // --retries N up to N times in all while none of its runs reproduced.
+        while (
+          !signal?.aborted &&
+          ran(checks[checks.length - 1]) &&
+          (checks.length < 2 || (checks.length < retries && !checks.some((r) => r.foundAnywhere)))
+        ) {
+          checks.push(await backend.run(original, { signal }));
+        }
         if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
-        if (!check.found) {
-          throw notReproduced(errMsg, check, timeout, workspace.env.PYTHONHASHSEED, memoryLimit);
+        const shown = checks.filter((r) => r.foundAnywhere);
+        if (shown.length === 0) {
+          throw notReproduced(errMsg, checks, timeout, workspace.env.PYTHONHASHSEED, memoryLimit, retries);
+        }
+        if (!matchQuoted && !shown.some((r) => r.found)) {
+          // The user chose a fragment of a quoted code line as MSG: only plain matching
+          // can reproduce that.
+          matchQuoted = true;
+          warn(
+            `${JSON.stringify(errMsg)} is only in source lines that Python quotes in the original's output, ` +
+              'not in what it writes itself; quoted lines count for this run (--match-quoted-source)',
+          );
+        }
+        const good = checks.filter((r) => (matchQuoted ? r.foundAnywhere : r.found));
+        originalKind = failureKind(good[0]);
+        failure.original = failureInfo(good[0], matchQuoted, checks.length, good.length);
+        if (good.length < checks.length) {
+          if (retries === 1) throw flaky(errMsg, checks, good.length);
+          warn(
+            `the original reproduced in ${good.length} of ${checks.length} runs; ` +
+              `each candidate runs up to ${retries} times before it counts as not reproducing`,
+          );
+        }
+        if (good[0].exception) {
+          // class-to-base would rename the exception the original raises: a result
+          // that raises its base instead fails another way.
+          const kept = /** @type {string} */ (good[0].exception.split('.').pop());
+          reducer.free();
+          reducer = createReducer(source, { ...options.engine, keepClasses: [kept] });
         }
         if (timed) {
-          // With one job, the second run follows the check on the same worker.
-          const again = (await second) ?? (await backend.run(original, { signal }));
-          if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
-          const originalMs = again.found ? Math.min(check.ms, again.ms) : check.ms;
+          const originalMs = Math.min(...good.map((r) => r.ms));
           if (adaptive) {
             candidateTimeoutMs = Math.min(timeoutMs, ADAPTIVE_FACTOR * originalMs + ADAPTIVE_MARGIN_MS);
             firstCandidateTimeoutMs = candidateTimeoutMs;
@@ -399,29 +513,28 @@ export async function reducePython(options) {
           signal,
           onProgress,
           evaluate: async (candidate, candidateSignal) => {
-            const run = await backend.run(candidate.source, { signal: candidateSignal });
-            const limit = run.found ? learn?.(run.ms) : undefined;
+            const { run, runs } = await attempt(candidate.source, candidateSignal);
+            const found = reproduces(run);
+            const limit = found ? learn?.(run.ms) : undefined;
             if (limit !== undefined && limit !== candidateTimeoutMs) {
               candidateTimeoutMs = limit;
               backend.limitTimeout(limit);
             }
             if (run.outcome !== 'cancelled') {
-              outcomes[run.outcome] += 1;
-              if (run.compiledAhead) compiledAhead += 1;
-              timings.runMs += run.ms;
               options.onRun?.({
                 id: candidate.id,
                 phase: candidate.phase,
                 rewrites: candidate.rewrites,
                 sites: candidate.sites,
                 bytes: Buffer.byteLength(candidate.source),
-                found: run.found,
+                found,
                 outcome: run.outcome,
                 ms: Math.round(run.ms * 10) / 10,
+                runs,
               });
             }
             // A hang costs the whole time limit: the engine avoids its rewrite later.
-            return run.found || (run.outcome === 'timeout' || run.outcome === 'stuck' ? 'hung' : false);
+            return found || (run.outcome === 'timeout' || run.outcome === 'stuck' ? 'hung' : false);
           },
           onAccept: output ? (best) => keep(best) : undefined,
         }).finally(() => writes); // never rejects: failures are kept in writeFailed
@@ -441,7 +554,7 @@ export async function reducePython(options) {
           let stripped = false;
           const bare = options.keepFreeze ? final : engineCall(() => engine.stripFreeze(final));
           const quick = Math.min(timeoutMs, candidateTimeoutMs + FRESH_START_MS);
-          if (bare !== final && (await freshRun(bare, quick)).found) {
+          if (bare !== final && reproduces(await freshRun(bare, quick))) {
             final = bare;
             stripped = true;
           }
@@ -460,7 +573,7 @@ export async function reducePython(options) {
         if (!options.keepFreeze) {
           const stripped = engineCall(() => engine.stripFreeze(final));
           if (stripped !== final) {
-            if ((await backend.run(stripped, { signal })).found) {
+            if (reproduces((await attempt(stripped, signal)).run)) {
               final = stripped;
               freezeStripped = true;
               if (output) await writeAtomic(output, final);
@@ -472,11 +585,28 @@ export async function reducePython(options) {
         // The final word: a fresh process, as `python3 OUTPUT` would run it. The
         // workers are done: they exit meanwhile.
         const closing = backend.close();
-        const confirm = await freshRun(final, timeoutMs, signal);
+        /** @type {RunResult[]} */
+        const confirms = [];
+        // As many runs as checked the original, so a flaky result shows as such.
+        const checkRuns = failure.original?.runs ?? 1;
+        while (confirms.length < checkRuns && !signal?.aborted) {
+          confirms.push(await freshRun(final, timeoutMs, signal));
+        }
         await closing;
         timings.finishMs = performance.now() - t2;
         const interrupted = Boolean(signal?.aborted);
-        const reproduced = interrupted ? null : confirm.found;
+        const confirmed = confirms.filter(reproduces);
+        const reproduced = interrupted ? null : confirmed.length > 0;
+        if (!interrupted) {
+          const shown = confirmed[0] ?? confirms[0];
+          failure.result = failureInfo(shown, matchQuoted, confirms.length, confirmed.length);
+          if (failure.original && failure.result.kind !== failure.original.kind) {
+            warn(
+              `the result fails with ${failure.result.kind}, the original with ${failure.original.kind}` +
+                (sameError ? '' : ' (--same-error keeps the kind of failure)'),
+            );
+          }
+        }
         return finished(final, { interrupted, reproduced, stripped: freezeStripped }, result);
       } finally {
         await backend.close();
@@ -487,6 +617,33 @@ export async function reducePython(options) {
   } finally {
     reducer.free();
   }
+}
+
+/**
+ * Whether a run ran to its end (it exited or died of a signal), rather than being
+ * killed at a time limit, cancelled, or failing to start.
+ * @param {RunResult} run
+ */
+function ran(run) {
+  return run.outcome === 'exited' || run.outcome === 'signaled';
+}
+
+/**
+ * @param {RunResult} run one of the runs, the first that reproduced if any did
+ * @param {boolean} matchQuoted whether MSG in quoted source lines counted
+ * @param {number} runs
+ * @param {number} reproduced
+ * @returns {FailureInfo}
+ */
+function failureInfo(run, matchQuoted, runs, reproduced) {
+  return {
+    kind: failureKind(run),
+    exception: run.exception,
+    msgLine: run.msgLine,
+    ownOutput: run.found || !(matchQuoted && run.foundAnywhere),
+    runs,
+    reproduced,
+  };
 }
 
 /**
@@ -544,14 +701,33 @@ function memoryAllowance(option, jobs, errMsg) {
   return Math.round(option * MIB);
 }
 
+/** @param {string} text the last lines of a stream, indented, for a message */
+function tailLines(text) {
+  return text.trim() === ''
+    ? '  (empty)'
+    : text
+        .trimEnd()
+        .split('\n')
+        .slice(-15)
+        .map((l) => `  ${l}`)
+        .join('\n');
+}
+
+/** @param {RunResult} run */
+function outputOf(run) {
+  return `stdout (last lines):\n${tailLines(run.stdoutTail)}\nstderr (last lines):\n${tailLines(run.stderrTail)}`;
+}
+
 /**
  * @param {string} errMsg
- * @param {RunResult} run
+ * @param {RunResult[]} runs the original's runs, none of which showed MSG
  * @param {number} timeout
  * @param {string | undefined} hashSeed
  * @param {number | undefined} memoryLimit bytes, if candidates ran with a limit
+ * @param {number} retries
  */
-function notReproduced(errMsg, run, timeout, hashSeed, memoryLimit) {
+function notReproduced(errMsg, runs, timeout, hashSeed, memoryLimit, retries) {
+  const run = runs[runs.length - 1];
   const how = {
     exited: `it exited with status ${run.exitCode}`,
     signaled: `it was killed by ${run.signal}`,
@@ -560,25 +736,36 @@ function notReproduced(errMsg, run, timeout, hashSeed, memoryLimit) {
     cancelled: 'it was cancelled',
     crashed: `Python failed: ${run.error}`,
   }[run.outcome];
-  const tail = (/** @type {string} */ text) =>
-    text.trim() === ''
-      ? '  (empty)'
-      : text
-          .trimEnd()
-          .split('\n')
-          .slice(-15)
-          .map((l) => `  ${l}`)
-          .join('\n');
+  const killed = run.outcome === 'timeout' || run.outcome === 'stuck';
+  const printed = `${run.stdoutTail}\n${run.stderrTail}`.includes(errMsg);
+  const what =
+    killed && printed
+      ? `it printed ${JSON.stringify(errMsg)} but then ${run.outcome === 'stuck' ? 'was stuck' : `did not finish within the ${timeout} s timeout`}, and a run that is killed never counts`
+      : `${JSON.stringify(errMsg)} is not in its output (${how}${runs.length > 1 ? `; ${runs.length} runs` : ''})`;
+  return new AutoddError('not-reproduced', `the original program does not reproduce: ${what}`, {
+    details:
+      `${outputOf(run)}\n` +
+      `(runs use PYTHONHASHSEED=${hashSeed}; a failure that depends on the hash seed may need another: set PYTHONHASHSEED)` +
+      (retries === 1
+        ? '\n(a failure that shows only sometimes needs --retries N: up to N runs of each program)'
+        : '') +
+      (memoryLimit !== undefined && run.stderrTail.includes('MemoryError')
+        ? `\n(it ran out of memory under the limit of ${Math.round(memoryLimit / MIB)} MiB per run: raise --memory-limit, or --no-memory-limit)`
+        : ''),
+  });
+}
+
+/**
+ * @param {string} errMsg
+ * @param {RunResult[]} runs the original's runs
+ * @param {number} good how many of them reproduced
+ */
+function flaky(errMsg, runs, good) {
+  const failed = runs.find((r) => !r.found && !r.foundAnywhere) ?? runs[runs.length - 1];
   return new AutoddError(
     'not-reproduced',
-    `the original program does not reproduce: ${JSON.stringify(errMsg)} is not in its output (${how})`,
-    {
-      details:
-        `stdout (last lines):\n${tail(run.stdoutTail)}\nstderr (last lines):\n${tail(run.stderrTail)}\n` +
-        `(runs use PYTHONHASHSEED=${hashSeed}; a failure that depends on the hash seed may need another: set PYTHONHASHSEED)` +
-        (memoryLimit !== undefined && run.stderrTail.includes('MemoryError')
-          ? `\n(it ran out of memory under the limit of ${Math.round(memoryLimit / MIB)} MiB per run: raise --memory-limit, or --no-memory-limit)`
-          : ''),
-    },
+    `the original program is flaky: ${JSON.stringify(errMsg)} showed in ${good} of its ${runs.length} runs; ` +
+      'give --retries N (for example --retries 5) to run each program up to N times before it counts as not reproducing',
+    { details: `a run that did not reproduce:\n${outputOf(failed)}` },
   );
 }

@@ -91,6 +91,20 @@ for (const { name, extra } of VARIANTS) {
       assert.doesNotMatch(r.stderrTail, /autodd_worker|runpy/);
     });
 
+    test('MSG only in a source line the traceback quotes is not found; the type is kept', async () => {
+      const echo = await run(`def check():\n    assert k_a == 1, f"${MSG}: {1}"\ncheck()\n`);
+      assert.equal(echo.found, false, echo.stderrTail);
+      assert.equal(echo.foundAnywhere, true);
+      assert.equal(echo.exception, 'NameError');
+      assert.equal(echo.msgLine, null);
+      const real = await run(`def check(a):\n    assert a == 1, f"${MSG}: {a}"\ncheck(2)\n`);
+      assert.equal(real.found, true);
+      assert.equal(real.exception, 'AssertionError');
+      assert.equal(real.msgLine, `AssertionError: ${MSG}: 2`);
+      const printed = await run(`print("${MSG}")`);
+      assert.deepEqual([printed.found, printed.exception, printed.msgLine], [true, null, MSG]);
+    });
+
     test('runs as __main__ in the invoking directory', async () => {
       const r = await run(`if __name__ == "__main__":\n    print(open("data.txt").read(), "${MSG}")`);
       assert.equal(r.found, true, r.stderrTail);

@@ -98,7 +98,7 @@ fn rewrite_named(name: &str) -> Result<Rewrite, Error> {
 fn normalized_sites(source: &str, rewrite: Rewrite) -> Result<(String, Vec<Stmt>, SiteMap), Error> {
     let text = normalize(source)?;
     let body = parse::parse_module(&text)?;
-    let map = find_sites(&body, RewriteSet::of(&[rewrite]), false);
+    let map = find_sites(&body, RewriteSet::of(&[rewrite]), false, &[]);
     Ok((text, body, map))
 }
 

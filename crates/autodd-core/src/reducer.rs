@@ -59,6 +59,9 @@ pub struct Options {
     /// does. By default they start low: each is tried alone, after the other sites,
     /// and never drags a group of sites into another hang.
     pub forget_hangs: bool,
+    /// Classes that `class-to-base` never replaces by their base: the exception
+    /// types a reduction that must keep the kind of failure keeps (`--same-error`).
+    pub keep_classes: Vec<String>,
 }
 
 /// A program proposed for the host to run.
@@ -158,6 +161,7 @@ pub struct Reducer {
     forget_hangs: bool,
     allow_invalid: bool,
     reference_only: bool,
+    keep_classes: Vec<String>,
     seen: FastSet<u128>,
     pending: Vec<Pending>,
     next_id: u64,
@@ -241,6 +245,7 @@ impl Reducer {
             forget_hangs: options.forget_hangs,
             allow_invalid: options.allow_invalid,
             reference_only: options.reference_only,
+            keep_classes: options.keep_classes,
             seen,
             pending: Vec::new(),
             next_id: 1,
@@ -259,7 +264,12 @@ impl Reducer {
     /// Finds the sites of the current phase on the current best and starts a fresh search.
     fn refresh_sites(&mut self) {
         let kinds = self.phase().rewrites().intersect(self.allowed);
-        self.map = find_sites(&self.best_ast, kinds, self.reference_only);
+        self.map = find_sites(
+            &self.best_ast,
+            kinds,
+            self.reference_only,
+            &self.keep_classes,
+        );
         self.keys = site_keys(&self.map, &self.best);
         self.pdd = if self.uniform_priors {
             Pdd::new(self.map.sites.len())
@@ -709,7 +719,7 @@ mod tests {
     /// The keys of the `stmt-remover` sites of `source`, by the text of their node.
     fn statement_keys(source: &str) -> FastMap<String, SiteKey> {
         let body = parse::parse_module(source).expect("parses");
-        let map = find_sites(&body, RewriteSet::of(&[Rewrite::StmtRemover]), false);
+        let map = find_sites(&body, RewriteSet::of(&[Rewrite::StmtRemover]), false, &[]);
         site_keys(&map, source)
             .into_iter()
             .zip(&map.sites)

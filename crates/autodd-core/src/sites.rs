@@ -77,7 +77,13 @@ const NEED_CALLS: [Rewrite; 4] = [
 /// shared with the applier, which needs `&mut`, so it walks a scratch copy.
 /// `reference_lists` limits `general-expr-remover` to the lists the reference tool
 /// removes from (no comprehension filters, assignment targets, ...).
-pub fn find_sites(body: &[Stmt], kinds: RewriteSet, reference_lists: bool) -> SiteMap {
+/// `keep_classes` are classes that `class-to-base` must leave in place.
+pub fn find_sites(
+    body: &[Stmt],
+    kinds: RewriteSet,
+    reference_lists: bool,
+    keep_classes: &[String],
+) -> SiteMap {
     let mut scratch = body.to_vec();
     let mut finder = Finder {
         kinds,
@@ -97,6 +103,7 @@ pub fn find_sites(body: &[Stmt], kinds: RewriteSet, reference_lists: bool) -> Si
         class: None,
         def_args: None,
         param_target: None,
+        keep_classes: keep_classes.to_vec(),
     };
     finder.body(&mut scratch);
     finder.map
@@ -124,6 +131,8 @@ struct Finder {
     def_args: Option<(*const ast::Arguments, DefContext)>,
     /// What the next visited parameter's calls pass, if it is a `def`'s.
     param_target: Option<ParamTarget>,
+    /// Classes `class-to-base` leaves in place (see `Options::keep_classes`).
+    keep_classes: Vec<String>,
 }
 
 /// Book-keeping of one node between its entry and exit.
@@ -183,7 +192,9 @@ impl VisitorMut for Finder {
             if calls::inlinable(stmt).is_some_and(|name| self.calls.one_bare_call(name)) {
                 self.offer(open.id, Rewrite::DefToBody);
             }
-            if calls::forwardable(stmt).is_some_and(|(name, _)| self.calls.unfrozen_reads(name)) {
+            if calls::forwardable(stmt).is_some_and(|(name, _)| {
+                self.calls.unfrozen_reads(name) && !self.keep_classes.iter().any(|k| k == name)
+            }) {
                 self.offer(open.id, Rewrite::ClassToBase);
             }
             if calls::inlinable_assign(stmt).is_some_and(|(name, _)| self.calls.single_use(name)) {

@@ -551,3 +551,39 @@ fn a_site_that_hung_alone_is_tried_alone_in_later_rounds() {
     );
     assert!(hangs(&remembered) < hangs(&forgotten));
 }
+
+#[test]
+fn kept_classes_are_never_replaced_by_their_base() {
+    let source = "class ShapeError(ValueError):\n    pass\n\nclass Other(ValueError):\n    pass\n\nOther\nraise ShapeError('K shape check failed')\n";
+    // Accept anything that still raises with the message: class-to-base would forward
+    // both classes to ValueError, unless a class is kept.
+    let run = |keep: Vec<String>| {
+        let mut reducer = Reducer::new(
+            source,
+            Options {
+                keep_classes: keep,
+                ..Options::default()
+            },
+        )
+        .expect("parses");
+        while let Some(c) = reducer.next_candidate() {
+            // As Python would: a raise of ShapeError needs its class.
+            let verdict = c.source.contains("K shape check failed')")
+                && (!c.source.contains("ShapeError(") || c.source.contains("class ShapeError"));
+            reducer.report(c.id, verdict);
+        }
+        reducer.best().to_string()
+    };
+    let free = run(Vec::new());
+    assert!(
+        !free.contains("ShapeError"),
+        "class-to-base forwards it:\n{free}"
+    );
+    let kept = run(vec!["ShapeError".into()]);
+    assert!(kept.contains("class ShapeError"), "kept:\n{kept}");
+    assert!(kept.contains("raise ShapeError("), "kept:\n{kept}");
+    assert!(
+        !kept.contains("Other"),
+        "the other class still goes:\n{kept}"
+    );
+}

@@ -29,6 +29,9 @@ export interface ReducerOptions {
   /** Start a later round with the sites whose rewrite alone hung at the usual prior
    *  (plain PDD) instead of low (tried alone, after the other sites). */
   forgetHangs?: boolean;
+  /** Classes that `class-to-base` never replaces by their base (the exception types
+   *  a reduction with `sameError` keeps). */
+  keepClasses?: string[];
 }
 
 /** A program proposed by the engine; run it and pass `id` back to `Reducer.report`. */

@@ -6,7 +6,14 @@ import os from 'node:os';
  * @typedef {'exited' | 'signaled' | 'timeout' | 'stuck' | 'cancelled' | 'crashed'} Outcome
  *
  * @typedef {object} RunResult
- * @property {boolean} found MSG occurred in stdout or stderr of a run that was not killed
+ * @property {boolean} found MSG occurred in what the program wrote to stdout or stderr
+ *   itself (not counting the source lines Python quotes in a traceback, a SyntaxError or
+ *   a warning), in a run that was not killed
+ * @property {boolean} foundAnywhere MSG occurred in stdout or stderr, quoted source lines
+ *   included, in a run that was not killed
+ * @property {string | null} exception the exception type of the last traceback (on
+ *   stderr, else on stdout), as Python prints it (`ValueError`, `json.decoder.JSONDecodeError`)
+ * @property {string | null} msgLine the first line of the program's own output holding MSG
  * @property {Outcome} outcome how the run ended; `stuck`: killed (runner only) because
  *   every thread waited with no timeout and nothing could wake it; `crashed` means the
  *   backend failed (a worker died, Python could not start), not the candidate
@@ -33,6 +40,20 @@ export function signalName(number) {
 }
 
 /**
+ * How a run failed, in a few words: its exception type, the signal that killed it, or
+ * its exit status (`ValueError`, `killed by SIGSEGV`, `exit status 1`); for `--same-error`
+ * two runs fail the same way when these are equal.
+ * @param {RunResult} run
+ * @returns {string}
+ */
+export function failureKind(run) {
+  if (run.exception) return run.exception;
+  if (run.outcome === 'signaled') return `killed by ${run.signal}`;
+  if (run.outcome === 'exited') return `exit status ${run.exitCode}`;
+  return run.outcome;
+}
+
+/**
  * @param {Partial<RunResult> & { outcome: Outcome, ms: number }} fields
  * @returns {RunResult}
  */
@@ -43,8 +64,11 @@ export function runResult(fields) {
     signal: null,
     stdoutTail: '',
     stderrTail: '',
+    exception: null,
+    msgLine: null,
     ...fields,
     // A killed run or a failed backend never makes a candidate interesting.
     found: Boolean(fields.found) && !killed && fields.outcome !== 'crashed',
+    foundAnywhere: Boolean(fields.foundAnywhere) && !killed && fields.outcome !== 'crashed',
   };
 }

@@ -150,6 +150,9 @@ class Worker {
           runResult({
             ...common,
             found: message.found,
+            foundAnywhere: message.foundAnywhere,
+            exception: message.exception,
+            msgLine: message.msgLine,
             outcome: message.signal === null ? 'exited' : 'signaled',
             exitCode: message.exitCode,
             signal: signalName(message.signal),

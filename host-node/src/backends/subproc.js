@@ -2,8 +2,9 @@
 // group so a timeout or a cancel kills everything it started.
 
 import { spawn } from 'node:child_process';
-import { Capture, killGroup, trackGroup, untrackGroup } from './capture.js';
+import { killGroup, trackGroup, untrackGroup } from './capture.js';
 import { runResult } from './result.js';
+import { OutputScan } from './scan.js';
 import { Slots } from './slots.js';
 
 /** After the candidate exits, how long a process it left holding its pipes may keep them. */
@@ -65,8 +66,8 @@ export class SubprocBackend {
    */
   spawn(file, signal) {
     const start = performance.now();
-    const out = new Capture(this.needle);
-    const err = new Capture(this.needle);
+    const out = new OutputScan(this.needle);
+    const err = new OutputScan(this.needle);
     return new Promise((resolve) => {
       if (signal?.aborted) {
         resolve(runResult({ outcome: 'cancelled', ms: 0 }));
@@ -110,6 +111,8 @@ export class SubprocBackend {
         child.stdout?.destroy();
         child.stderr?.destroy();
         const ms = performance.now() - start;
+        out.end();
+        err.end();
         const common = { ms, stdoutTail: out.text(), stderrTail: err.text() };
         if (error) {
           resolve(runResult({ ...common, outcome: 'crashed', error }));
@@ -120,6 +123,9 @@ export class SubprocBackend {
             runResult({
               ...common,
               found: out.found || err.found,
+              foundAnywhere: out.anywhere.found || err.anywhere.found,
+              exception: err.exception ?? out.exception,
+              msgLine: err.msgLine ?? out.msgLine,
               outcome: status?.signal ? 'signaled' : 'exited',
               exitCode: status?.code ?? null,
               signal: status?.signal ?? null,

@@ -1,0 +1,195 @@
+// What a run's output says about its failure, read as it streams: whether MSG occurs
+// in what the program itself wrote, or only in source lines that Python quotes (a
+// traceback quotes each frame's line, a SyntaxError the offending line, a warning the
+// line that warned), and the exception type of the last traceback.
+//
+// The runner's worker reads its candidates' output with a twin of this class
+// (`OutputScan` in python/autodd_worker.py); both are held to the cases in
+// test/fixtures/output-scan.json, so the two backends judge a run alike.
+
+import { TAIL_BYTES } from './capture.js';
+
+const NL = 0x0a;
+/** A line longer than this is judged by its start; the rest follows that judgement. */
+const MAX_LINE = 65536;
+/** The longest msgLine kept, in characters. */
+const MSG_LINE_CHARS = 200;
+/**
+ * Lines are matched as latin1 text, one character per byte; every pattern is ASCII.
+ * A frame of a traceback, or where a SyntaxError points; the lines after it that are
+ * indented four more are source that Python quotes (and its ^~~~ markers). Inside an
+ * exception group each line carries a margin such as `  | `.
+ */
+const FRAME = /^( *\| )?  File "[^"]*", line \d+/;
+/** `x.py:3: UserWarning: …`: the next line, indented by two, quotes the source. */
+const WARNING = /^.*:\d+: [A-Za-z_][\w.]*Warning: /;
+/** A traceback at the top level (not one of a group's sub-exceptions). */
+const HEADER = /^(  \+ Exception Group )?Traceback \(most recent call last\):/;
+/** `ValueError: …`, `json.decoder.JSONDecodeError: …`, `KeyboardInterrupt`. */
+const EXCEPTION = /^([A-Za-z_][\w.]*)(?::|\s*$)/;
+/** A block of complete lines with none of these can hold no quote and no traceback. */
+const MARKERS = ['File "', 'Traceback (most recent call last):', 'Warning: '].map((m) => Buffer.from(m));
+
+/** Whether a needle occurs in a stream fed in chunks (it may straddle two). */
+class Finder {
+  /** @param {Buffer} needle */
+  constructor(needle) {
+    this.needle = needle;
+    this.found = false;
+    this.carry = Buffer.alloc(0);
+  }
+
+  /**
+   * @param {Buffer} chunk
+   * @returns {boolean} whether the needle was first found in this chunk
+   */
+  feed(chunk) {
+    if (this.found) return false;
+    const data = this.carry.length ? Buffer.concat([this.carry, chunk]) : chunk;
+    if (data.includes(this.needle)) {
+      this.found = true;
+      this.carry = Buffer.alloc(0);
+      return true;
+    }
+    const keep = Math.max(this.needle.length - 1, 0);
+    // Copy, so the carry does not pin a large chunk in memory.
+    this.carry = Buffer.from(data.subarray(Math.max(data.length - keep, 0)));
+    return false;
+  }
+}
+
+export class OutputScan {
+  /** @param {Buffer} needle the message to look for, as UTF-8 bytes */
+  constructor(needle) {
+    this.needle = needle;
+    /** MSG anywhere in the stream, quoted source included. */
+    this.anywhere = new Finder(needle);
+    /** MSG in the stream with the quoted source lines left out. */
+    this.own = new Finder(needle);
+    /** @type {string | null} the first line of the program's own output holding MSG */
+    this.msgLine = null;
+    /** @type {string | null} the exception type of the last traceback */
+    this.exception = null;
+    this.tail = Buffer.alloc(0);
+    /** The line begun and not yet ended. */
+    this.partial = Buffer.alloc(0);
+    /** @type {'own' | 'quoted' | null} what the rest of an overlong line is */
+    this.rest = null;
+    /** @type {string | null} the margin of the frame whose quoted lines may follow */
+    this.quote = null;
+    /** The next line, if indented by two, quotes the source of a warning. */
+    this.warned = false;
+    /** @type {string | null} the margin of the exception line the traceback ends with */
+    this.expect = null;
+  }
+
+  get found() {
+    return this.own.found;
+  }
+
+  /** @param {Buffer} chunk */
+  feed(chunk) {
+    this.anywhere.feed(chunk);
+    const start = Math.max(chunk.length - TAIL_BYTES, 0);
+    const tail = Buffer.concat([this.tail, chunk.subarray(start)]);
+    this.tail = Buffer.from(tail.subarray(Math.max(tail.length - TAIL_BYTES, 0)));
+
+    let data = chunk;
+    if (this.rest !== null) {
+      const end = data.indexOf(NL);
+      const piece = end < 0 ? data : data.subarray(0, end + 1);
+      if (this.rest === 'own') this.ownText(piece);
+      if (end < 0) return;
+      this.rest = null;
+      data = data.subarray(end + 1);
+    }
+    if (this.partial.length) data = Buffer.concat([this.partial, data]);
+    const end = data.lastIndexOf(NL);
+    const complete = data.subarray(0, end + 1);
+    const partial = data.subarray(end + 1);
+    if (complete.length) {
+      if (this.idle() && !MARKERS.some((m) => complete.includes(m))) {
+        this.ownText(complete);
+      } else {
+        let from = 0;
+        while (from < complete.length) {
+          const next = complete.indexOf(NL, from) + 1;
+          this.line(complete.subarray(from, next));
+          from = next;
+        }
+      }
+    }
+    if (partial.length > MAX_LINE) {
+      this.rest = this.line(partial);
+      this.partial = Buffer.alloc(0);
+    } else {
+      this.partial = Buffer.from(partial);
+    }
+  }
+
+  /** The stream ended: a last line without a newline counts too. */
+  end() {
+    if (this.partial.length && this.rest === null) this.line(this.partial);
+    this.partial = Buffer.alloc(0);
+    this.rest = null;
+  }
+
+  /** The tail as text (invalid UTF-8 replaced). */
+  text() {
+    return this.tail.toString('utf8');
+  }
+
+  idle() {
+    return this.quote === null && !this.warned && this.expect === null;
+  }
+
+  /**
+   * Judges one line (with its newline, if it has one).
+   * @param {Buffer} bytes
+   * @returns {'own' | 'quoted'}
+   */
+  line(bytes) {
+    const text = bytes.toString('latin1').replace(/\r?\n$/, '');
+    if (this.warned) {
+      this.warned = false;
+      if (text.startsWith('  ')) return 'quoted';
+    }
+    if (this.quote !== null) {
+      if (text.startsWith(`${this.quote}    `)) return 'quoted';
+      this.quote = null;
+    }
+    const frame = FRAME.exec(text);
+    if (frame) {
+      this.quote = frame[1] ?? '';
+      // A SyntaxError of the program itself has a frame and no "Traceback" line.
+      if (this.expect === null && this.quote === '') this.expect = '';
+    } else if (HEADER.test(text)) {
+      this.expect = text.startsWith(' ') ? '  | ' : '';
+    } else if (WARNING.test(text)) {
+      this.warned = true;
+    } else if (this.expect !== null && text.startsWith(this.expect)) {
+      const type = EXCEPTION.exec(text.slice(this.expect.length));
+      if (type) {
+        this.exception = type[1];
+        this.expect = null;
+      }
+    }
+    this.ownText(bytes);
+    return 'own';
+  }
+
+  /** @param {Buffer} bytes text the program wrote itself */
+  ownText(bytes) {
+    if (!this.own.feed(bytes)) return;
+    // The line holding MSG (or, if MSG began in an earlier chunk, this chunk's first).
+    const at = Math.max(bytes.indexOf(this.needle), 0);
+    // (lastIndexOf counts a negative offset from the end.)
+    const from = at > 0 ? bytes.lastIndexOf(NL, at - 1) + 1 : 0;
+    const to = bytes.indexOf(NL, at);
+    const line = bytes
+      .subarray(from, to < 0 ? bytes.length : to)
+      .toString('utf8')
+      .trim();
+    this.msgLine = line.length > MSG_LINE_CHARS ? `${line.slice(0, MSG_LINE_CHARS)}…` : line;
+  }
+}

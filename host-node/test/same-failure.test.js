@@ -1,0 +1,379 @@
+// The result fails the same way as the original: programs whose MSG is written in an
+// `assert` or `raise` line, where a candidate that breaks earlier on that line (a
+// NameError, a TypeError) still prints MSG in the source line its traceback quotes.
+// Each is reduced with both backends at -j 1 and -j 2, and the result, run with plain
+// python3, must show MSG in its own output and raise the original's exception type.
+// Then the fallback for an MSG that only a quoted line holds, --same-error, flaky
+// programs and --retries.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { OutputScan } from '../src/backends/scan.js';
+import { BACKENDS, HAVE_ENGINE, fixture, runCli } from './helpers.js';
+
+const skip = HAVE_ENGINE ? false : 'the wasm engine is not built (scripts/build-wasm.sh nodejs)';
+
+/** @type {{ name: string, msg: string, exception: string, source: string }[]} */
+const PROGRAMS = [
+  {
+    name: 'an f-string assert',
+    msg: 'K shape check failed',
+    exception: 'AssertionError',
+    source: `class Tensor:
+    def __init__(self, shape):
+        self.shape = shape
+
+def check(a, b):
+    k_a = a.shape[1]
+    k_b = b.shape[0]
+    assert k_a == k_b, f"K shape check failed: {k_a} != {k_b}"
+    return a.shape[0], b.shape[1]
+
+def gemm(a, b):
+    m, n = check(a, b)
+    return Tensor((m, n))
+
+print(gemm(Tensor((4, 8)), Tensor((8, 2))).shape)
+print(gemm(Tensor((4, 8)), Tensor((16, 4))).shape)
+`,
+  },
+  {
+    name: 'an exception built in a helper',
+    msg: 'shape mismatch',
+    exception: 'ShapeError',
+    source: `class ShapeError(Exception):
+    pass
+
+def shape_error(name, got, want):
+    return ShapeError(f"{name} shape mismatch: got {got}, want {want}")
+
+def load(rows):
+    width = len(rows[0])
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise shape_error(f"row {i}", len(row), width)
+    return rows
+
+print(load([[1, 2], [3, 4]]))
+print(load([[1, 2], [3]]))
+`,
+  },
+  {
+    name: 'a message split over lines',
+    msg: 'must be a multiple of 16',
+    exception: 'ValueError',
+    source: `DEFAULTS = {"tile": 32, "stages": 2}
+
+def validate(cfg):
+    tile = cfg["tile"]
+    if tile % 16:
+        raise ValueError(
+            "tile size must be a multiple of 16, "
+            f"got {tile}"
+        )
+    return cfg
+
+def configure(**overrides):
+    cfg = dict(DEFAULTS)
+    cfg.update(overrides)
+    return validate(cfg)
+
+print(configure())
+print(configure(tile=24))
+`,
+  },
+  {
+    name: "messages in a DSL's string table",
+    msg: 'T.gemm K shape check failed',
+    exception: 'RuntimeError',
+    source: `MESSAGES = {"k_mismatch": "T.gemm K shape check failed: {a} vs {b}", "oob": "index out of bounds"}
+
+class DslError(RuntimeError):
+    pass
+
+def fail(code, **kw):
+    raise RuntimeError(MESSAGES[code].format(**kw))
+
+def gemm(a, b):
+    if a[1] != b[0]:
+        fail("k_mismatch", a=a[1], b=b[0])
+    return (a[0], b[1])
+
+print(gemm((4, 8), (8, 2)))
+print(gemm((4, 8), (16, 4)))
+`,
+  },
+  {
+    name: 'a raise in a property',
+    msg: 'missing tile size in config',
+    exception: 'KeyError',
+    source: `class Config:
+    def __init__(self, data):
+        self.data = data
+
+    @property
+    def tile(self):
+        value = self.data.get("tile")
+        if value is None:
+            raise KeyError("missing tile size in config")
+        return value
+
+    def __repr__(self):
+        return f"Config({self.data!r})"
+
+good = Config({"tile": 64})
+print(good, good.tile)
+bad = Config({"block": 4})
+print(bad, bad.tile * 2)
+`,
+  },
+  {
+    name: 'a SyntaxError raised for a kernel source',
+    msg: 'unbalanced kernel brackets',
+    exception: 'SyntaxError',
+    source: `def parse_kernel(text):
+    depth = 0
+    for ch in text:
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+    if depth:
+        raise SyntaxError(f"unbalanced kernel brackets: depth {depth}")
+    return text.split()
+
+print(parse_kernel("A[i] = B[i]"))
+print(parse_kernel("A[i = B[i]"))
+`,
+  },
+];
+
+/**
+ * Runs `python3 file` and scans its output as the backends do.
+ * @param {string} file
+ * @param {string} msg
+ */
+function runScanned(file, msg) {
+  const r = spawnSync('python3', [file], { encoding: 'buffer', timeout: 30_000 });
+  const scan = new OutputScan(Buffer.from(msg));
+  const err = new OutputScan(Buffer.from(msg));
+  scan.feed(r.stdout);
+  scan.end();
+  err.feed(r.stderr);
+  err.end();
+  return {
+    own: scan.found || err.found,
+    exception: err.exception ?? scan.exception,
+    stderr: r.stderr.toString(),
+  };
+}
+
+describe('the result fails the same way', { skip }, () => {
+  for (const program of PROGRAMS) {
+    test(program.name, async () => {
+      const dir = fixture({ 'bug.py': program.source });
+      const original = runScanned(path.join(dir, 'bug.py'), program.msg);
+      assert.equal(original.own, true, original.stderr);
+      assert.equal(original.exception, program.exception);
+      for (const backend of BACKENDS) {
+        for (const jobs of ['1', '2']) {
+          const out = path.join(dir, `min-${backend}-${jobs}.py`);
+          const report = path.join(dir, `report-${backend}-${jobs}.json`);
+          const r = await runCli(
+            [
+              'bug.py',
+              '--err-msg',
+              program.msg,
+              '-o',
+              out,
+              '--backend',
+              backend,
+              '-j',
+              jobs,
+              '--report',
+              report,
+            ],
+            { cwd: dir },
+          );
+          const where = `${backend} -j ${jobs}:\n${r.stderr}\n${fs.readFileSync(out, 'utf8')}`;
+          assert.equal(r.code, 0, where);
+          const result = runScanned(out, program.msg);
+          assert.equal(result.own, true, `MSG only quoted: ${where}\n${result.stderr}`);
+          assert.equal(result.exception, program.exception, `${where}\n${result.stderr}`);
+          assert.match(r.stderr, new RegExp(`original: ${program.exception}, MSG in `));
+          assert.match(r.stderr, /reproduces when run on its own \(2 of 2 runs\)/);
+          const json = JSON.parse(fs.readFileSync(report, 'utf8'));
+          assert.equal(json.failure.original.kind, program.exception);
+          assert.equal(json.failure.result.kind, program.exception);
+          assert.equal(json.failure.result.ownOutput, true);
+          assert.equal(json.matchQuotedSource, false);
+        }
+      }
+    });
+  }
+});
+
+describe('an MSG that only a quoted source line holds', { skip }, () => {
+  // The program never writes MSG: it is in the line of the SyntaxError that ast.parse
+  // quotes. Only plain matching can reproduce that, so the run falls back to it.
+  const source = `import ast
+
+RULES = """
+check(x > 0, "threshold check failed")
+check(y > 0, "threshold check failed" +)
+"""
+
+def load(text):
+    return ast.parse(text, "<rules>")
+
+print(len(RULES))
+load(RULES)
+`;
+
+  test('falls back to plain matching with a warning, and says so in the report', async () => {
+    const dir = fixture({ 'rules.py': source });
+    const r = await runCli(
+      ['rules.py', '--err-msg', 'threshold check failed', '-o', 'min.py', '--report', 'r.json'],
+      { cwd: dir },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /warning: "threshold check failed" is only in source lines that Python quotes/);
+    assert.match(r.stderr, /original: SyntaxError, MSG only in a source line that Python quotes/);
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
+    assert.equal(json.matchQuotedSource, true);
+    assert.equal(json.failure.original.ownOutput, false);
+    assert.equal(json.reproduced, true);
+    const result = spawnSync('python3', ['min.py'], { cwd: dir, encoding: 'utf8' });
+    assert.match(result.stderr, /threshold check failed/);
+  });
+
+  test('--match-quoted-source asks for plain matching: no warning', async () => {
+    const dir = fixture({ 'rules.py': source });
+    const r = await runCli(
+      ['rules.py', '--err-msg', 'threshold check failed', '-o', 'min.py', '--match-quoted-source'],
+      { cwd: dir },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /is only in source lines/);
+    assert.match(r.stderr, /original: SyntaxError, MSG only in a source line that Python quotes/);
+  });
+});
+
+describe('--same-error', { skip }, () => {
+  // MSG is printed before the failure; without --same-error any crash after the print
+  // reproduces it, so the result ends with whatever is simplest.
+  const source = `class TileError(Exception):
+    pass
+
+def run(tiles):
+    print("kernel launch: tile overflow detected")
+    for t in tiles:
+        if t > 128:
+            raise TileError(f"tile {t} too large")
+    return sum(tiles)
+
+run([64, 256])
+`;
+
+  test('keeps the exception type, and class-to-base leaves that class alone', async () => {
+    const dir = fixture({ 'tiles.py': source });
+    const plain = await runCli(['tiles.py', '--err-msg', 'tile overflow detected', '-o', 'plain.py'], {
+      cwd: dir,
+    });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stderr, /warning: the result fails with exit status 0, the original with TileError/);
+    const r = await runCli(
+      [
+        'tiles.py',
+        '--err-msg',
+        'tile overflow detected',
+        '-o',
+        'same.py',
+        '--same-error',
+        '--report',
+        'r.json',
+      ],
+      { cwd: dir },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const result = runScanned(path.join(dir, 'same.py'), 'tile overflow detected');
+    assert.equal(result.own, true);
+    assert.equal(result.exception, 'TileError', fs.readFileSync(path.join(dir, 'same.py'), 'utf8'));
+    assert.doesNotMatch(r.stderr, /warning/);
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
+    assert.equal(json.sameError, true);
+    assert.equal(json.failure.result.kind, 'TileError');
+  });
+});
+
+describe('flaky failures', { skip }, () => {
+  // Fails on every second run: a counter file beside it decides.
+  const source = `import os
+
+COUNTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "count.txt")
+n = int(open(COUNTER).read()) if os.path.exists(COUNTER) else 0
+with open(COUNTER, "w") as f:
+    f.write(str(n + 1))
+values = [3, 1, 2]
+total = sum(values)
+if n % 2 == 0:
+    raise ValueError(f"race lost after {total} steps")
+print("ok")
+`;
+
+  test('an original that reproduces in one of two runs stops with exit 1 and names --retries', async () => {
+    const dir = fixture({ 'flaky.py': source });
+    const r = await runCli(['flaky.py', '--err-msg', 'race lost', '-o', 'min.py'], { cwd: dir });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /autodd: error: the original program is flaky: "race lost" showed in 1 of its 2 runs; give --retries N/,
+    );
+    assert.equal(fs.existsSync(path.join(dir, 'min.py')), false);
+  });
+
+  test('--retries N runs a candidate again, and the report counts the runs repeated', async () => {
+    const dir = fixture({ 'flaky.py': source });
+    const r = await runCli(
+      [
+        'flaky.py',
+        '--err-msg',
+        'race lost',
+        '-o',
+        'min.py',
+        '--retries',
+        '3',
+        '--backend',
+        'subproc',
+        '--report',
+        'r.json',
+      ],
+      { cwd: dir },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      /warning: the original reproduced in 1 of 2 runs; each candidate runs up to 3 times/,
+    );
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
+    assert.ok(json.retries.run > 0, JSON.stringify(json.retries));
+    assert.equal(json.retries.allowed, 3);
+    assert.equal(json.failure.original.runs, 2);
+    assert.equal(json.failure.original.reproduced, 1);
+    assert.equal(json.failure.result.runs, 2);
+    const min = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
+    assert.match(min, /race lost/);
+  });
+
+  test('--retries 0 and --retries abc get one line and exit 2', async () => {
+    const dir = fixture({ 'flaky.py': source });
+    for (const value of ['0', 'abc', '-1', '1.5']) {
+      const r = await runCli(['flaky.py', '--err-msg', 'race lost', '-o', 'min.py', `--retries=${value}`], {
+        cwd: dir,
+      });
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, /^autodd: error: --retries must be a positive integer/);
+    }
+  });
+});
