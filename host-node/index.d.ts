@@ -145,6 +145,13 @@ export interface ReducePythonOptions {
    */
   retries?: number;
   /**
+   * Isolate every run from the user's files: the file system read-only, a private
+   * copy-on-write view of the folders a run may write to, the program run from its own
+   * path, and everything it started killed when it ends (Linux; elsewhere, or where
+   * user namespaces are refused, runs are unisolated, with a warning). Default true.
+   */
+  sandbox?: boolean;
+  /**
    * A file replaced atomically with each smaller program that reproduced, so it always
    * holds a complete one; at the end it holds the result.
    */
@@ -330,6 +337,16 @@ export interface ReducePythonResult {
   reproduced: boolean | null;
   /** How the original failed when checked, and the result in the final check. */
   failure: { original: FailureInfo | null; result: FailureInfo | null };
+  /** What the final check ran: `python3 OUTPUT` as the user would, and how. */
+  finalCheck: {
+    command: string[];
+    cwd: string;
+    isolated: boolean;
+    /** Whether autodd's `__freeze__` module was on its path (freeze markers left). */
+    freezeShim: boolean;
+  } | null;
+  /** Whether runs were isolated from the user's files. */
+  isolated: boolean;
   /** Whether `errMsg` in quoted source lines counted (asked for, or fallen back to). */
   matchQuotedSource: boolean;
   /** Runs made again because a run did not reproduce (`retries`). */

@@ -23,10 +23,17 @@ const PROGRAMS = {
     preload: HEAVY_MODULES,
   },
 };
+// Isolated (the default) and not, side by side: what isolation costs per candidate.
+// With prefork (the default at -j 1 on two CPUs) a candidate's process isolates
+// itself while the one before runs.
 const SETUPS = [
-  { label: 'runner', backend: 'runner', preload: true },
-  { label: 'runner, --no-preload', backend: 'runner', preload: false },
-  { label: 'subproc', backend: 'subproc', preload: false },
+  { label: 'runner', backend: 'runner', preload: true, sandbox: true, prefork: false },
+  { label: 'runner, --no-sandbox', backend: 'runner', preload: true, sandbox: false, prefork: false },
+  { label: 'runner, prefork', backend: 'runner', preload: true, sandbox: true, prefork: true },
+  { label: 'runner, prefork, --no-sandbox', backend: 'runner', preload: true, sandbox: false, prefork: true },
+  { label: 'runner, --no-preload', backend: 'runner', preload: false, sandbox: true, prefork: false },
+  { label: 'subproc', backend: 'subproc', preload: false, sandbox: true, prefork: false },
+  { label: 'subproc, --no-sandbox', backend: 'subproc', preload: false, sandbox: false, prefork: false },
 ];
 
 /** @param {number[]} xs @param {number} q */
@@ -39,13 +46,16 @@ const rows = [];
 for (const [programName, program] of Object.entries(PROGRAMS)) {
   for (const setup of SETUPS) {
     if (setup.label.includes('no-preload') && program.preload.length === 0) continue;
-    const workspace = await Workspace.create({ python: 'python3', jobs: 1 });
+    const workspace = await Workspace.create({ python: 'python3', jobs: 1, sandbox: setup.sandbox });
+    if (setup.sandbox && !workspace.isolated)
+      throw new Error(`no isolation here: ${workspace.sandboxProblem}`);
     const backend = createBackend(/** @type {'runner' | 'subproc'} */ (setup.backend), {
       workspace,
       needle: 'BENCH-MSG',
       timeoutMs: 30_000,
       jobs: 1,
       preload: setup.preload ? program.preload : [],
+      prefork: setup.prefork,
     });
     const first = performance.now();
     const check = await backend.run(program.source);
@@ -71,7 +81,7 @@ for (const [programName, program] of Object.entries(PROGRAMS)) {
     };
     rows.push(row);
     console.log(
-      `${row.program.padEnd(14)} ${row.backend.padEnd(22)} first ${row.firstMs.toFixed(1).padStart(7)} ms` +
+      `${row.program.padEnd(14)} ${row.backend.padEnd(30)} first ${row.firstMs.toFixed(1).padStart(7)} ms` +
         `  median ${row.medianMs.toFixed(1).padStart(6)} ms  p90 ${row.p90Ms.toFixed(1).padStart(6)} ms`,
     );
   }

@@ -11,10 +11,13 @@ worker answers on its stdout (kept private: the worker's own fd 1 is pointed at
 its stderr so nothing printed by an imported module can corrupt the protocol).
 
   host   {"op": "init", "needle": MSG, "preload": [module, ...], "scriptDir": DIR,
+          "programDir": DIR (optional: its modules are not preloaded),
+          "sandbox": CONFIG (optional: see autodd_sandbox),
           "share": [SLOT, JOBS] (optional: see cpu_share), "pidFile": FILE,
           "memoryLimit": BYTES (optional: see limit_data),
           "prefork": bool (optional: see Zygote)}
   worker {"event": "ready", "preloaded": [...], "failed": [[module, error], ...],
+          "skipped": [[module, why], ...] (left for each candidate to import),
           "cpus": [cpu, ...] | null (the CPUs it keeps to; null: all it may use),
           "dataLimit": BYTES | null (the data limit candidates get; null: none)}
   host   {"op": "run", "id": N, "path": FILE, "timeout": SECONDS,
@@ -43,6 +46,7 @@ import atexit
 import errno
 import gc
 import importlib
+import importlib.util
 import json
 import os
 import platform
@@ -55,6 +59,8 @@ import sys
 import time
 import types
 import warnings
+
+import autodd_sandbox
 
 TAIL_BYTES = 4096
 # Compiled once before the first fork: a little of everything a program holds.
@@ -100,6 +106,11 @@ DATA_LIMIT = None
 AHEAD_BYTES = 65536
 # Whether the zygote forks each candidate ahead of its request (see Zygote).
 PREFORK = False
+# The isolation config (see autodd_sandbox), or None to run candidates unisolated;
+# set by "init". ISOLATED: this process has already isolated itself (a process
+# forked ahead does it while it waits).
+SANDBOX = None
+ISOLATED = False
 # Without pidfd support, how often to look whether the child has exited.
 POLL_SECONDS = 0.05
 # The candidate's output is read when it is done, and in between every so often,
@@ -418,10 +429,12 @@ def execute(path, ahead=None):
     expected here, used only if it is this very file, byte for byte."""
     import builtins
 
-    sys.argv[:] = [path]
-    sys.path[0] = os.path.dirname(path)
+    # Isolated, the candidate runs from the program's own path (see autodd_sandbox).
+    run_as = run_path(path)
+    sys.argv[:] = [run_as]
+    sys.path[0] = os.path.dirname(run_as)
     main = types.ModuleType("__main__")
-    main.__file__ = path
+    main.__file__ = run_as
     main.__cached__ = None
     main.__builtins__ = builtins
     sys.modules["__main__"] = main
@@ -429,11 +442,13 @@ def execute(path, ahead=None):
     try:
         with open(path, "rb") as f:
             source = f.read()
+        if SANDBOX is not None:
+            autodd_sandbox.place(SANDBOX, source)
         used = ahead is not None and ahead[0] == path and ahead[1] == source
         if used:
             code = ahead[2]
         else:
-            code = compile(source, path, "exec", dont_inherit=True)
+            code = compile(source, run_as, "exec", dont_inherit=True)
         exec(code, main.__dict__)
         status = 0
     except SystemExit as exc:
@@ -450,6 +465,19 @@ def execute(path, ahead=None):
         if isinstance(exc, KeyboardInterrupt):
             status = 128 + signal.SIGINT
     return finalize(status), used
+
+
+def run_path(path):
+    """The path a candidate read from `path` runs as."""
+    return (SANDBOX or {}).get("runAs") or path
+
+
+def isolate():
+    """Isolates this process (a candidate's) once, if candidates are isolated."""
+    global ISOLATED
+    if SANDBOX is not None and not ISOLATED:
+        autodd_sandbox.isolate(SANDBOX)
+        ISOLATED = True
 
 
 def finalize(status):
@@ -484,6 +512,11 @@ def child(path, out_w, err_w, done_w, closing, ahead=None):
         for fd in [*closing, out_w, err_w]:
             if fd > 2:
                 os.close(fd)
+        try:
+            isolate()
+        except OSError as exc:
+            os.write(2, b"autodd: cannot isolate the candidate: %s\n" % str(exc).encode())
+            raise
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         status, used = execute(path, ahead)
@@ -753,7 +786,7 @@ def compile_ahead(message):
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            code = compile(source, path, "exec", dont_inherit=True)
+            code = compile(source, run_path(path), "exec", dont_inherit=True)
     except BaseException:
         return None
     return None if caught else (path, source, code)
@@ -776,6 +809,10 @@ def prefork(sock, closing=()):
                 os.close(fd)
             os.setpgid(0, 0)
             warm_up()
+            try:
+                isolate()  # ahead too; a failure shows in the candidate's run
+            except OSError:
+                pass
             ahead = None
             while True:
                 message, fds, _, _ = socket.recv_fds(theirs, AHEAD_BYTES + 8192, 3)
@@ -799,6 +836,19 @@ def serve(sock):
     """The zygote's loop: a fork per "f" request, a wait per "w" request, and "c"
     requests passed on to the next candidate's process (see Zygote)."""
     spare = None  # with PREFORK: (pid, socket) of the next candidate's process
+    # A candidate's descendants that outlive it (a child in a session of its own is
+    # not in the group a candidate is killed with) become the zygote's children: it
+    # kills them before each fork, and all that is left when it goes.
+    adopt_orphans()
+    forked = set()
+    try:
+        serve_requests(sock, forked)
+    finally:
+        kill_children(set())
+
+
+def serve_requests(sock, forked):
+    spare = None  # with PREFORK: (pid, socket) of the next candidate's process
     while True:
         message, fds, _, _ = socket.recv_fds(sock, AHEAD_BYTES + 8192, 3)
         kind, _, rest = message.partition(b" ")
@@ -819,13 +869,15 @@ def serve(sock):
                 _, status = os.waitpid(pid, 0)
             except ChildProcessError:
                 status = signal.SIGKILL
+            forked.discard(pid)
             sock.send(b"x %d %d" % (pid, status))
             continue
         # The children that exited since, whose status nobody asked for (a status
         # is asked for before the next fork, so none is lost here).
-        reap_all()
+        forked.difference_update(reap_all())
         if not message:
             return
+        forked.difference_update(kill_children(forked | ({spare[0]} if spare else set())))
         if kind != b"f" or len(fds) != 3:
             for fd in fds:
                 os.close(fd)
@@ -848,6 +900,7 @@ def serve(sock):
             if pid is None:
                 refuse(sock, failure)
             else:
+                forked.add(pid)
                 sock.send(b"p %d" % pid)
             for fd in fds:
                 os.close(fd)
@@ -866,6 +919,7 @@ def serve(sock):
             out_w, err_w, done_w = fds
             child(os.fsdecode(rest), out_w, err_w, done_w, [sock.fileno()])
         if pid is not None:
+            forked.add(pid)
             try:
                 os.setpgid(pid, pid)
             except OSError:
@@ -875,14 +929,59 @@ def serve(sock):
             os.close(fd)
 
 
+PR_SET_CHILD_SUBREAPER = 36
+# How long the zygote, going away, keeps killing what its candidates left.
+SWEEP_SECONDS = 2.0
+
+
+def adopt_orphans():
+    """Makes this process the one orphaned descendants are given to (Linux)."""
+    try:
+        autodd_sandbox.libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def children():
+    """This process's children (Linux; none elsewhere)."""
+    try:
+        with open(f"/proc/self/task/{os.getpid()}/children") as f:
+            return {int(pid) for pid in f.read().split()}
+    except (OSError, ValueError):
+        return set()
+
+
+def kill_children(keep):
+    """Kills every child but `keep`, with its group. With nothing to keep (the zygote
+    is going), goes on until none is left: killing one hands its own children over.
+    Returns the children reaped meanwhile."""
+    deadline = time.monotonic() + SWEEP_SECONDS
+    reaped = []
+    while True:
+        strays = children() - keep
+        for pid in strays:
+            kill_group(pid)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        reaped += reap_all()
+        if keep or not strays or time.monotonic() > deadline:
+            return reaped
+        time.sleep(0.005)
+
+
 def reap_all():
-    """Reaps every child that has exited, without waiting."""
+    """Reaps every child that has exited, without waiting; returns their pids."""
+    reaped = []
     while True:
         try:
-            if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                return
+            pid = os.waitpid(-1, os.WNOHANG)[0]
         except ChildProcessError:
-            return
+            return reaped
+        if pid == 0:
+            return reaped
+        reaped.append(pid)
 
 
 def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=None):
@@ -1131,15 +1230,68 @@ def limit_data(allowance):
         return None
 
 
-def preload(modules):
-    loaded, failed = [], []
+def preload(modules, program_dir=None):
+    """Imports `modules` once, so candidates start with them loaded. A module is left
+    for each candidate to import itself when preloading it could change what the
+    candidate does: it lives in the program's own folder (the candidate may be the
+    one that writes or changes it), or importing it wrote output (a candidate that
+    imports it must write that output too). Returns (loaded, failed, skipped)."""
+    loaded, failed, skipped = [], [], []
     for name in modules:
         try:
-            importlib.import_module(name)
-            loaded.append(name)
+            spec = importlib.util.find_spec(name.partition(".")[0])
+        except BaseException:  # noqa: BLE001 - a broken package: left to the candidate
+            spec = None
+        origin = os.path.realpath(getattr(spec, "origin", None) or "/")
+        if program_dir and origin.startswith(os.path.realpath(program_dir).rstrip("/") + "/"):
+            skipped.append([name, "in the program's folder"])
+            continue
+        before = set(sys.modules)
+        try:
+            with OutputWatch() as watch:
+                importlib.import_module(name)
         except BaseException as exc:  # a module may even call sys.exit()
             failed.append([name, f"{type(exc).__name__}: {exc}"])
-    return loaded, failed
+            continue
+        if watch.wrote:
+            for added in set(sys.modules) - before:
+                del sys.modules[added]
+            skipped.append([name, "it writes output when imported"])
+        else:
+            loaded.append(name)
+    return loaded, failed, skipped
+
+
+class OutputWatch:
+    """Whether anything was written to fds 1 and 2 (or sys.stdout, sys.stderr) while
+    in the `with` block; what was written is kept out of the worker's own stderr."""
+
+    def __enter__(self):
+        self.wrote = False
+        self.saved = None
+        if hasattr(os, "memfd_create"):
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            self.sink = os.memfd_create("autodd-preload")
+            self.saved = (os.dup(1), os.dup(2))
+            os.dup2(self.sink, 1)
+            os.dup2(self.sink, 2)
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is None:
+            return False
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:  # noqa: BLE001
+                pass
+        self.wrote = os.fstat(self.sink).st_size > 0
+        os.dup2(self.saved[0], 1)
+        os.dup2(self.saved[1], 2)
+        for fd in (*self.saved, self.sink):
+            os.close(fd)
+        return False
 
 
 def main():
@@ -1158,7 +1310,13 @@ def main():
     share = init.get("share")
     cpus = keep_to(cpu_share(*share)) if share else None
     pid_fd = os.open(init["pidFile"], os.O_RDWR | os.O_CREAT, 0o600)
-    loaded, failed = preload(init.get("preload", []))
+    global SANDBOX
+    if init.get("sandbox"):
+        # Before any import can start a thread (a user namespace wants one thread),
+        # and after the pid file is open (the file system is read-only from here).
+        autodd_sandbox.enter()
+        SANDBOX = init["sandbox"]
+    loaded, failed, skipped = preload(init.get("preload", []), init.get("programDir"))
     # The first compile() of a process sets up the compiler's state (the AST types
     # among it), over a millisecond that every child would otherwise spend again on
     # its candidate. Modules load from bytecode, so nothing compiled yet: do it here.
@@ -1171,7 +1329,14 @@ def main():
     forker = Zygote(control) if Zygote.available() else Forks(control)
     data_limit = None if DATA_LIMIT is None else DATA_LIMIT[0]
     control.send(
-        {"event": "ready", "preloaded": loaded, "failed": failed, "cpus": cpus, "dataLimit": data_limit}
+        {
+            "event": "ready",
+            "preloaded": loaded,
+            "failed": failed,
+            "skipped": skipped,
+            "cpus": cpus,
+            "dataLimit": data_limit,
+        }
     )
 
     while True:

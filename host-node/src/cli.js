@@ -34,6 +34,9 @@ Options:
                        default 1)
   --match-quoted-source
                        count MSG in source lines that Python quotes too
+  --no-sandbox         run candidates unisolated (by default each sees a private
+                       copy-on-write view of the folders it may write to, and the
+                       rest of the file system read-only)
   --keep-freeze        keep freeze markers (__freeze__) in the result
   --no-preload         runner: do not import the program's modules in advance
   --report FILE        write statistics, timings and accepted steps as JSON
@@ -95,6 +98,7 @@ const OPTIONS = /** @type {const} */ ({
   'same-error': { type: 'boolean' },
   retries: { type: 'string' },
   'match-quoted-source': { type: 'boolean' },
+  'no-sandbox': { type: 'boolean' },
   'keep-freeze': { type: 'boolean' },
   'no-preload': { type: 'boolean' },
   report: { type: 'string' },
@@ -131,6 +135,7 @@ const OPTIONS = /** @type {const} */ ({
  * @property {boolean} sameError
  * @property {number} retries
  * @property {boolean} matchQuotedSource
+ * @property {boolean} sandbox
  * @property {boolean} keepFreeze
  * @property {boolean} preload
  * @property {string} [report]
@@ -190,6 +195,7 @@ export function parseCli(argv) {
     sameError: Boolean(values['same-error']),
     retries: number('--retries', values.retries, 1, true),
     matchQuotedSource: Boolean(values['match-quoted-source']),
+    sandbox: !values['no-sandbox'],
     keepFreeze: Boolean(values['keep-freeze']),
     preload: !values['no-preload'],
     report: values.report,
@@ -313,6 +319,7 @@ export async function main(argv) {
       sameError: args.sameError,
       retries: args.retries,
       matchQuotedSource: args.matchQuotedSource,
+      sandbox: args.sandbox,
       preload: args.preload,
       keepFreeze: args.keepFreeze,
       adaptiveTimeout: args.adaptiveTimeout,
@@ -388,7 +395,17 @@ function summarize(result, args) {
   if (result.retries > 0) out(`${result.retries} runs repeated (--retries ${args.retries})`);
   if (result.interrupted) {
     out(`${args.output} holds the smallest program that reproduced before the interrupt`);
-  } else if (result.reproduced) {
+    return;
+  }
+  const check = result.finalCheck;
+  if (check) {
+    const how = [
+      check.isolated ? 'isolated' : 'unisolated',
+      check.freezeShim ? "autodd's __freeze__ module on PYTHONPATH" : '',
+    ].filter(Boolean);
+    out(`final check: ${check.command.join(' ')} in ${check.cwd} (${how.join(', ')})`);
+  }
+  if (result.reproduced) {
     out(
       `wrote ${args.output}; it reproduces when run on its own` +
         (final ? ` (${final.reproduced} of ${final.runs} runs)` : '') +
@@ -438,6 +455,8 @@ async function writeReport(args, result) {
     interrupted: result.interrupted,
     reproduced: result.reproduced,
     failure: result.failure,
+    finalCheck: result.finalCheck,
+    isolated: result.isolated,
     sameError: args.sameError,
     matchQuotedSource: result.matchQuotedSource,
     retries: { allowed: args.retries, run: result.retries },

@@ -11,6 +11,17 @@ import { AutoddError } from './errors.js';
 
 /** host-node/python: the worker and the `autodd` / `tilelang` stand-in packages. */
 export const PYTHON_DIR = fileURLToPath(new URL('../python/', import.meta.url));
+/** The launcher and module that isolate candidates from the user's files. */
+export const SANDBOX_PY = path.join(PYTHON_DIR, 'autodd_sandbox.py');
+
+/**
+ * How one run is isolated (see python/autodd_sandbox.py).
+ * @typedef {object} SandboxConfig
+ * @property {string} scratch an empty folder the run mounts its private tmpfs on
+ * @property {string[]} writable folders the run sees a private, writable copy of
+ * @property {string | null} runAs where the run's program is placed and run from
+ * @property {string} cwd the run's working directory
+ */
 
 /**
  * @typedef {object} PythonInfo
@@ -19,6 +30,20 @@ export const PYTHON_DIR = fileURLToPath(new URL('../python/', import.meta.url));
  * @property {boolean} hasTilelang a real `tilelang` is importable
  * @property {boolean} hasAutodd a real `autodd` Python package is importable
  */
+
+/**
+ * Removes the workspace, and OUTPUT's half-written temp files, once this process is
+ * gone without doing so itself (killed by SIGKILL): it waits for the end of its stdin,
+ * which this process holds open, then for the workers, which notice the same end.
+ */
+const JANITOR = [
+  'import glob, os, shutil, sys, time',
+  'sys.stdin.buffer.read()',
+  'time.sleep(0.3)',
+  'shutil.rmtree(sys.argv[1], ignore_errors=True)',
+  'for tmp in glob.glob(sys.argv[2]) if len(sys.argv) > 2 else []:',
+  '    os.remove(tmp)',
+].join('\n');
 
 /** A Python that does not answer this simple question within this is not usable. */
 const PROBE_TIMEOUT_MS = 30_000;
@@ -92,6 +117,10 @@ export function probePython(python, options = {}) {
  *   as `python3 SOURCE` would put it on sys.path, and its name is reused so tracebacks
  *   name the same file
  * @property {NodeJS.ProcessEnv} [env] the environment of the runs; this process's by default
+ * @property {boolean} [sandbox] isolate every run from the user's files, where this
+ *   machine allows it (default true; see `isolated` and `sandboxProblem`)
+ * @property {string} [outputPath] the result's file: its folder is among those a run
+ *   sees a private copy of
  */
 
 /**
@@ -107,11 +136,21 @@ export class Workspace {
     const sourceDir = options.sourcePath && path.dirname(path.resolve(options.sourcePath));
     const env = { ...base, PYTHONPATH: joinPath([sourceDir, base.PYTHONPATH]) };
     const info = await probePython(options.python, { cwd: options.cwd, env });
-    return new Workspace({ ...options, info });
+    const workspace = new Workspace({ ...options, info });
+    if (options.sandbox !== false) {
+      try {
+        workspace.sandboxProblem = await workspace.probeSandbox();
+      } catch (err) {
+        workspace.close();
+        throw err;
+      }
+      workspace.isolated = workspace.sandboxProblem === null;
+    }
+    return workspace;
   }
 
   /** @param {WorkspaceOptions & { info: PythonInfo }} options */
-  constructor({ python, info, jobs, cwd, sourcePath, env }) {
+  constructor({ python, info, jobs, cwd, sourcePath, env, outputPath }) {
     /** The interpreter every run uses. */
     this.python = info.executable || python;
     this.info = info;
@@ -148,12 +187,47 @@ export class Workspace {
      * @type {NodeJS.ProcessEnv}
      */
     this.env = { ...this.plainEnv, PYTHONHASHSEED: base.PYTHONHASHSEED ?? '0' };
+    /** The user's own environment, for the final check of the result. */
+    this.userEnv = { ...base, LIBC_FATAL_STDERR_: '1' };
     /** @type {(number | undefined)[]} open files of the jobs, see `write` */
     this.fds = new Array(jobs).fill(undefined);
     /** @type {number[]} the size of each job's file */
     this.sizes = new Array(jobs).fill(0);
+    /** Whether runs are isolated from the user's files (set by `create`). */
+    this.isolated = false;
+    /** @type {string | null} why runs could not be isolated, if they could not */
+    this.sandboxProblem = null;
+    /** The program's own path, where an isolated run places and runs its candidate. */
+    this.runAs = sourcePath ? path.resolve(sourcePath) : null;
+    /** The program's folder. */
+    this.programDir = sourcePath ? path.dirname(path.resolve(sourcePath)) : null;
+    /** The folders an isolated run sees a private, writable copy of. */
+    this.writable = [
+      sourcePath && path.dirname(path.resolve(sourcePath)),
+      outputPath && path.dirname(path.resolve(outputPath)),
+      this.cwd,
+      os.homedir(),
+      os.tmpdir(),
+      '/tmp',
+      '/var/tmp',
+    ].filter(/** @returns {dir is string} */ (dir) => typeof dir === 'string' && dir !== '');
     this.closed = false;
     openWorkspaces.add(this);
+    // Its own session: a Ctrl-C at the terminal must not stop it before it is needed.
+    const pattern =
+      outputPath &&
+      path.join(
+        path.dirname(path.resolve(outputPath)),
+        `.${path.basename(outputPath)}.autodd-${process.pid}-*.tmp`,
+      );
+    this.janitor = spawn(this.python, ['-I', '-S', '-c', JANITOR, this.dir, ...(pattern ? [pattern] : [])], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    this.janitor.on('error', () => {});
+    this.janitor.stdin?.on('error', () => {});
+    this.janitor.unref();
+    /** @type {import('node:net').Socket} */ (this.janitor.stdin)?.unref();
   }
 
   /**
@@ -162,6 +236,48 @@ export class Workspace {
    */
   file(slot) {
     return path.join(this.jobDirs[slot], this.fileName);
+  }
+
+  /**
+   * How the runs of job `slot` are isolated; null when they are not.
+   * @param {number | 'final' | 'probe'} slot `final`: the check of the result
+   * @param {string} [runAs] where the program runs from (default: the program's path)
+   * @returns {SandboxConfig | null}
+   */
+  sandbox(slot, runAs) {
+    if (!this.isolated) return null;
+    const scratch = path.join(this.dir, `scratch-${slot}`);
+    fs.mkdirSync(scratch, { recursive: true });
+    return { scratch, writable: this.writable, runAs: runAs ?? this.runAs, cwd: this.cwd };
+  }
+
+  /**
+   * Tries to isolate a process here: null if it works, else why not.
+   * @returns {Promise<string | null>}
+   */
+  probeSandbox() {
+    if (process.platform !== 'linux')
+      return Promise.resolve(`isolation needs Linux, not ${process.platform}`);
+    this.isolated = true;
+    const config = this.sandbox('probe');
+    this.isolated = false;
+    return new Promise((resolve) => {
+      const child = spawn(this.python, ['-I', '-S', SANDBOX_PY, '--probe', JSON.stringify(config)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
+      let out = '';
+      child.stdout?.on('data', (d) => (out += d));
+      child.stderr?.on('data', (d) => (out += d));
+      child.on('error', (err) => {
+        clearTimeout(timer);
+        resolve(err.message);
+      });
+      child.on('close', (status) => {
+        clearTimeout(timer);
+        resolve(status === 0 ? null : out.trim().split('\n').pop() || `the probe exited with ${status}`);
+      });
+    });
   }
 
   /**
@@ -202,6 +318,8 @@ export class Workspace {
     openWorkspaces.delete(this);
     for (const fd of this.fds) if (fd !== undefined) fs.closeSync(fd);
     fs.rmSync(this.dir, { recursive: true, force: true });
+    // Nothing left for it to do.
+    this.janitor.kill('SIGKILL');
   }
 }
 

@@ -3,7 +3,9 @@
 // keeps OUTPUT up to date, then strips the freeze markers and confirms the result
 // in a fresh `python3` process.
 
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { BACKENDS, createBackend } from './backends/index.js';
 import { SubprocBackend } from './backends/subproc.js';
 import { loadEngine } from './engine.js';
@@ -89,6 +91,16 @@ const MIB = 1024 * 1024;
  */
 
 /**
+ * What the final check of the result ran.
+ * @typedef {object} FinalCheck
+ * @property {string[]} command the interpreter and the program's path
+ * @property {string} cwd its working directory
+ * @property {boolean} isolated whether it ran isolated from the user's files
+ * @property {boolean} freezeShim whether autodd's `__freeze__` module was on its path
+ *   (only when the result keeps freeze markers)
+ */
+
+/**
  * @typedef {object} PythonReduceOptions
  * @property {string} [file] the program to reduce (or give `source`)
  * @property {string} [source] the program's text (or give `file`)
@@ -102,6 +114,10 @@ const MIB = 1024 * 1024;
  *   the original did: the same exception type of the last traceback, or the same
  *   signal, or (with neither) the same exit status (default false; `class-to-base`
  *   keeps the original exception's class either way)
+ * @property {boolean} [sandbox] isolate every run from the user's files: each sees
+ *   a private copy-on-write view of the folders it may write to, and the rest of the
+ *   file system read-only (Linux, where user namespaces are allowed; default true;
+ *   false runs them unisolated, with a warning)
  * @property {number} [retries] runs in all of a candidate that does not reproduce
  *   before it counts as not reproducing, for flaky failures (default 1: no retry); a
  *   run that reproduces counts at once
@@ -160,6 +176,8 @@ const MIB = 1024 * 1024;
  * @property {{ original: FailureInfo | null, result: FailureInfo | null }} failure how
  *   the original failed in the runs that checked it, and how the result failed in the
  *   final check (null when not run)
+ * @property {FinalCheck | null} finalCheck what the final check ran (null: none ran)
+ * @property {boolean} isolated whether the runs were isolated from the user's files
  * @property {boolean} matchQuotedSource whether MSG in quoted source lines counted
  * @property {number} retries runs made again because a run did not reproduce (`retries`)
  * @property {boolean} freezeStripped whether the freeze markers were removed
@@ -255,6 +273,9 @@ export async function reducePython(options) {
   const outcomes = { exited: 0, signaled: 0, timeout: 0, stuck: 0, crashed: 0 };
   let compiledAhead = 0;
   let retried = 0;
+  /** @type {FinalCheck | null} */
+  let finalCheck = null;
+  let workspaceIsolated = false;
   /** @type {{ original: FailureInfo | null, result: FailureInfo | null }} */
   const failure = { original: null, result: null };
   // Python is probed (a process start, tens of milliseconds) while the engine loads
@@ -264,7 +285,9 @@ export async function reducePython(options) {
     jobs,
     cwd: options.cwd,
     sourcePath: options.file,
+    outputPath: output,
     env: options.env,
+    sandbox: options.sandbox !== false,
   });
   /** @type {ReturnType<typeof loadEngine>} */
   let engine;
@@ -304,6 +327,8 @@ export async function reducePython(options) {
       reproduced,
       freezeStripped: stripped,
       failure,
+      finalCheck,
+      isolated: workspaceIsolated,
       matchQuotedSource: matchQuoted,
       retries: retried,
       timings,
@@ -320,6 +345,7 @@ export async function reducePython(options) {
   try {
     for (const message of reducer.warnings()) warn(message);
     const workspace = await workspaceReady;
+    workspaceIsolated = workspace.isolated;
     try {
       const timeoutMs = timeout * 1000;
       candidateTimeoutMs = timeoutMs;
@@ -337,20 +363,49 @@ export async function reducePython(options) {
       });
       if ('cpuShares' in backend) cpuShares = () => backend.cpuShares();
       if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
+      if (options.sandbox === false) {
+        warn('--no-sandbox: candidates run unisolated, and can change or delete your files');
+      } else if (!workspace.isolated) {
+        warn(
+          `candidates cannot be isolated here (${workspace.sandboxProblem}): they run unisolated, ` +
+            'and can change or delete your files',
+        );
+      }
+      // Where the user runs the result: OUTPUT (or the program itself).
+      const target = output ? path.resolve(output) : workspace.runAs;
       /**
-       * Runs `text` once in a fresh `python3`, as a user running OUTPUT would.
+       * Runs `text` once in a fresh `python3`, as a user running OUTPUT would: from
+       * OUTPUT's path and the working directory, with the user's environment (no fixed
+       * hash seed, no shims unless freeze markers are left), inside the same
+       * isolation as the candidates.
        * @param {string} text
        * @param {number} ms time limit
        * @param {AbortSignal} [runSignal]
        */
       const freshRun = async (text, ms, runSignal) => {
-        // No fixed hash seed here: this is `python3 OUTPUT` as the user runs it.
+        const shim = text.includes('__freeze__');
+        const direct =
+          !workspace.isolated &&
+          target !== null &&
+          fs.existsSync(target) &&
+          fs.readFileSync(target, 'utf8') === text;
+        finalCheck = {
+          command: [
+            workspace.python,
+            direct || workspace.isolated ? (target ?? workspace.file(0)) : workspace.file(0),
+          ],
+          cwd: workspace.cwd,
+          isolated: workspace.isolated,
+          freezeShim: shim,
+        };
         const fresh = new SubprocBackend({
           workspace,
           needle: errMsg,
           timeoutMs: ms,
           jobs: 1,
-          env: workspace.plainEnv,
+          env: shim ? workspace.plainEnv : workspace.userEnv,
+          sandbox: () => workspace.sandbox('final', target ?? undefined),
+          program: direct ? /** @type {string} */ (target) : undefined,
         });
         try {
           return await fresh.run(text, { signal: runSignal });

@@ -54,10 +54,11 @@ export function fixture(files) {
 /**
  * Runs `autodd ARGS` to completion.
  * @param {string[]} args
- * @param {{ cwd?: string, onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void }} [options]
+ * @param {{ cwd?: string, detached?: boolean, onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void }} [options]
+ *   `detached`: in a process group of its own (which a test may signal)
  * @returns {Promise<CliRun>}
  */
-export function runCli(args, { cwd, onStderr } = {}) {
+export function runCli(args, { cwd, detached = false, onStderr } = {}) {
   const mark = randomUUID();
   const tmp = tempDir();
   return new Promise((resolve, reject) => {
@@ -65,6 +66,7 @@ export function runCli(args, { cwd, onStderr } = {}) {
       cwd,
       env: { ...process.env, AUTODD_TEST_MARK: mark, TMPDIR: tmp },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached,
     });
     let stdout = '';
     let stderr = '';

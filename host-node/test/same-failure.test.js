@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
 import { OutputScan } from '../src/backends/scan.js';
 import { BACKENDS, HAVE_ENGINE, fixture, runCli } from './helpers.js';
 
@@ -307,22 +308,34 @@ run([64, 256])
 });
 
 describe('flaky failures', { skip }, () => {
-  // Fails on every second run: a counter file beside it decides.
-  const source = `import os
+  // Fails on every second run: a server this test starts answers "fail" and "ok" in
+  // turn (runs are isolated from each other's files, not from the network).
+  /** @type {net.Server} */
+  let server;
+  let port = 0;
+  before(async () => {
+    let calls = 0;
+    server = net.createServer((socket) => {
+      socket.on('error', () => {}); // a run killed mid-answer
+      socket.end(calls++ % 2 === 0 ? 'fail' : 'ok');
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+    port = /** @type {net.AddressInfo} */ (server.address()).port;
+  });
+  after(() => server.close());
+  const program = () => `import socket
 
-COUNTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "count.txt")
-n = int(open(COUNTER).read()) if os.path.exists(COUNTER) else 0
-with open(COUNTER, "w") as f:
-    f.write(str(n + 1))
 values = [3, 1, 2]
 total = sum(values)
-if n % 2 == 0:
+with socket.create_connection(("127.0.0.1", ${port})) as s:
+    verdict = s.recv(16).decode()
+if verdict == "fail":
     raise ValueError(f"race lost after {total} steps")
 print("ok")
 `;
 
   test('an original that reproduces in one of two runs stops with exit 1 and names --retries', async () => {
-    const dir = fixture({ 'flaky.py': source });
+    const dir = fixture({ 'flaky.py': program() });
     const r = await runCli(['flaky.py', '--err-msg', 'race lost', '-o', 'min.py'], { cwd: dir });
     assert.equal(r.code, 1, r.stderr);
     assert.match(
@@ -333,7 +346,7 @@ print("ok")
   });
 
   test('--retries N runs a candidate again, and the report counts the runs repeated', async () => {
-    const dir = fixture({ 'flaky.py': source });
+    const dir = fixture({ 'flaky.py': program() });
     const r = await runCli(
       [
         'flaky.py',
@@ -366,7 +379,7 @@ print("ok")
   });
 
   test('--retries 0 and --retries abc get one line and exit 2', async () => {
-    const dir = fixture({ 'flaky.py': source });
+    const dir = fixture({ 'flaky.py': program() });
     for (const value of ['0', 'abc', '-1', '1.5']) {
       const r = await runCli(['flaky.py', '--err-msg', 'race lost', '-o', 'min.py', `--retries=${value}`], {
         cwd: dir,

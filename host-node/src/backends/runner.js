@@ -41,12 +41,28 @@ const AHEAD_BYTES = 65536;
  *   worker holds (see `limit_data` in the worker)
  * @property {boolean} [prefork] fork each candidate ahead of its request (see `Zygote`
  *   in the worker)
+ * @property {import('../python.js').SandboxConfig | null} [sandbox] isolate each
+ *   candidate (see python/autodd_sandbox.py); null: run them unisolated
+ * @property {string | null} [programDir] the program's folder, whose modules are never
+ *   preloaded
  */
 
 /** One Python worker process and the candidate it runs, if any. */
 class Worker {
   /** @param {WorkerOptions} options */
-  constructor({ workspace, needle, preload, scriptDir, pidFile, timeoutMs, share, memoryLimit, prefork }) {
+  constructor({
+    workspace,
+    needle,
+    preload,
+    scriptDir,
+    pidFile,
+    timeoutMs,
+    share,
+    memoryLimit,
+    prefork,
+    sandbox,
+    programDir,
+  }) {
     this.timeoutMs = timeoutMs;
     /** @type {number | undefined} from when on a run is probed for being stuck */
     this.stuckAfterMs = undefined;
@@ -112,6 +128,8 @@ class Worker {
       ...(share ? { share } : {}),
       ...(memoryLimit ? { memoryLimit } : {}),
       ...(prefork ? { prefork } : {}),
+      ...(sandbox ? { sandbox } : {}),
+      ...(programDir ? { programDir } : {}),
     });
   }
 
@@ -405,6 +423,8 @@ export class RunnerBackend {
         share: this.cpuAffinity && this.workers.length > 1 ? [slot, this.workers.length] : undefined,
         memoryLimit: this.memoryLimit,
         prefork: this.prefork,
+        sandbox: this.workspace.sandbox(slot),
+        programDir: this.workspace.programDir,
       });
       this.workers[slot] = worker;
       if (await worker.ready) {

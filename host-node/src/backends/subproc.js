@@ -2,6 +2,7 @@
 // group so a timeout or a cancel kills everything it started.
 
 import { spawn } from 'node:child_process';
+import { SANDBOX_PY } from '../python.js';
 import { killGroup, trackGroup, untrackGroup } from './capture.js';
 import { runResult } from './result.js';
 import { OutputScan } from './scan.js';
@@ -21,11 +22,19 @@ export class SubprocBackend {
    * @param {number} options.jobs
    * @param {NodeJS.ProcessEnv} [options.env] the runs' environment (default: the
    *   workspace's, with the reduction's hash seed)
+   * @param {(slot: number) => import('../python.js').SandboxConfig | null} [options.sandbox]
+   *   the isolation of job `slot`'s runs (default: the workspace's)
+   * @param {string} [options.cwd] the runs' working directory (default: the workspace's)
+   * @param {string} [options.program] unisolated, run this file (which the caller keeps
+   *   holding the program) instead of the workspace's copy
    */
-  constructor({ workspace, needle, timeoutMs, jobs, env }) {
+  constructor({ workspace, needle, timeoutMs, jobs, env, sandbox, cwd, program }) {
     this.name = 'subproc';
     this.workspace = workspace;
     this.env = env ?? workspace.env;
+    this.sandbox = sandbox ?? ((/** @type {number} */ slot) => workspace.sandbox(slot));
+    this.cwd = cwd ?? workspace.cwd;
+    this.program = program;
     this.needle = Buffer.from(needle, 'utf8');
     this.timeoutMs = timeoutMs;
     /** The timeout it was made with: `limitTimeout` never goes above it. */
@@ -53,7 +62,7 @@ export class SubprocBackend {
     const slot = await this.slots.acquire();
     try {
       const file = this.workspace.write(slot, source);
-      return await this.spawn(file, signal);
+      return await this.spawn(file, signal, this.sandbox(slot));
     } finally {
       this.slots.release(slot);
     }
@@ -62,9 +71,10 @@ export class SubprocBackend {
   /**
    * @param {string} file
    * @param {AbortSignal | undefined} signal
+   * @param {import('../python.js').SandboxConfig | null} sandbox
    * @returns {Promise<RunResult>}
    */
-  spawn(file, signal) {
+  spawn(file, signal, sandbox) {
     const start = performance.now();
     const out = new OutputScan(this.needle);
     const err = new OutputScan(this.needle);
@@ -73,8 +83,14 @@ export class SubprocBackend {
         resolve(runResult({ outcome: 'cancelled', ms: 0 }));
         return;
       }
-      const child = spawn(this.workspace.python, [file], {
-        cwd: this.workspace.cwd,
+      const python = this.workspace.python;
+      // Isolated: a launcher sets up the candidate's own view, puts the candidate at
+      // the program's path in it, and then becomes `python3 PROGRAM`.
+      const argv = sandbox
+        ? ['-I', '-S', SANDBOX_PY, JSON.stringify(sandbox), file, python, sandbox.runAs ?? file]
+        : [this.program ?? file];
+      const child = spawn(python, argv, {
+        cwd: this.cwd,
         env: this.env,
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,277 @@
+"""Isolation of candidates from the user's files (Linux; no root needed).
+
+A process that `enter`s gets a user namespace and a mount namespace of its own in
+which the whole file system is read-only. A process that then `isolate`s (a
+candidate, just before it runs) gets a mount namespace of its own on top, with a
+fresh tmpfs for its scratch space, and a copy-on-write overlay over each folder it
+may write to (the program's folder, the working directory, the home folder, /tmp
+and /var/tmp; /dev/shm is an empty tmpfs). What it writes lands in the overlays'
+upper layers, in that tmpfs, and is gone when the process and its children exit:
+no candidate can change a file outside, and none sees what another left.
+
+The candidate's text is placed at the program's own path inside its overlay, so it
+runs as `python3 SOURCE` would: the same `__file__`, `sys.argv[0]` and
+`sys.path[0]`, the files beside it at the same relative paths, and tracebacks
+quoting its own lines.
+
+The runner's worker imports this module (`enter` once at start, `isolate` in each
+candidate's process). The subproc backend runs it as a launcher:
+
+    python3 -I -S autodd_sandbox.py CONFIG FILE PYTHON [ARG ...]
+
+which enters, isolates, puts FILE's text at the program's path and runs
+`PYTHON ARG ...` in a PID namespace of its own (see `launch`). `--probe CONFIG` says whether isolation works here: it prints
+"ok" and exits 0, or prints why not and exits 1.
+
+CONFIG is JSON: {"scratch": DIR (an empty folder to mount the tmpfs on),
+"writable": [DIR, ...], "runAs": PATH or null (where the candidate's text goes),
+"cwd": DIR}.
+"""
+
+import ctypes
+import json
+import os
+import signal
+import sys
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWUSER = 0x10000000
+MS_NOSUID = 0x2
+MS_NODEV = 0x4
+MS_REC = 0x4000
+MS_PRIVATE = 0x40000
+AT_FDCWD = -100
+PR_SET_SECUREBITS = 28
+SECBIT_NOROOT = 0x1
+SECBIT_NOROOT_LOCKED = 0x2
+PR_SET_PDEATHSIG = 1
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+AT_RECURSIVE = 0x8000
+MOUNT_ATTR_RDONLY = 0x1
+# mount_setattr(2), the same number on every architecture Linux gives it to.
+SYS_MOUNT_SETATTR = 442
+
+_libc = None
+
+
+class MountAttr(ctypes.Structure):
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
+
+
+def libc():
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+        # Looked up once here, not in every forked candidate.
+        for name in ("unshare", "mount", "prctl", "capset", "syscall"):
+            getattr(_libc, name)
+    return _libc
+
+
+def _check(result, what):
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(source, target, fstype, flags, data=None):
+    enc = lambda s: None if s is None else os.fsencode(s)  # noqa: E731
+    _check(libc().mount(enc(source), enc(target), enc(fstype), flags, enc(data)), f"mount {target}")
+
+
+def enter():
+    """Makes this process's view of the file system its own and read-only. Must run
+    while the process has one thread. The uid and gid stay what they were."""
+    uid, gid = os.getuid(), os.getgid()
+    _check(libc().unshare(CLONE_NEWUSER | CLONE_NEWNS), "unshare")
+    with open("/proc/self/setgroups", "w") as f:
+        f.write("deny")
+    with open("/proc/self/uid_map", "w") as f:
+        f.write(f"{uid} {uid} 1")
+    with open("/proc/self/gid_map", "w") as f:
+        f.write(f"{gid} {gid} 1")
+    # Nothing mounted here reaches the user's namespace.
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    attr = MountAttr(MOUNT_ATTR_RDONLY, 0, 0, 0)
+    lib = libc()
+    lib.syscall.restype = ctypes.c_long
+    result = lib.syscall(
+        ctypes.c_long(SYS_MOUNT_SETATTR),
+        ctypes.c_int(AT_FDCWD),
+        b"/",
+        ctypes.c_uint(AT_RECURSIVE),
+        ctypes.byref(attr),
+        ctypes.c_size_t(ctypes.sizeof(attr)),
+    )
+    _check(0 if result == 0 else -1, "mount_setattr")
+
+
+def isolate(config):
+    """Gives this process (and its children) a private, writable view: see the module's
+    docstring. Call after `enter`, in the process that will run the candidate."""
+    _check(libc().unshare(CLONE_NEWNS), "unshare")
+    scratch = config["scratch"]
+    _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700")
+    # The overlays are mounted parent first, and each names its layers by file
+    # descriptor: once /tmp is an overlay, a scratch folder under /tmp no longer
+    # shows the tmpfs by its path.
+    layers = []
+    try:
+        for i, folder in enumerate(overlaid(config["writable"])):
+            upper, work = f"{scratch}/u{i}", f"{scratch}/w{i}"
+            os.mkdir(upper)
+            os.mkdir(work)
+            layers.append((folder, [os.open(p, os.O_PATH) for p in (folder, upper, work)]))
+        for folder, (lower, upper, work) in layers:
+            _mount(
+                "overlay",
+                folder,
+                "overlay",
+                0,
+                f"lowerdir=/proc/self/fd/{lower},upperdir=/proc/self/fd/{upper},workdir=/proc/self/fd/{work}",
+            )
+    finally:
+        for _, fds in layers:
+            for fd in fds:
+                os.close(fd)
+    if os.path.isdir("/dev/shm"):
+        _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+    # The working directory was looked up before the overlays: look it up again.
+    os.chdir(config["cwd"])
+    drop_capabilities()
+
+
+def drop_capabilities():
+    """The candidate keeps no capability: it cannot undo the mounts (remount the file
+    system writable, unmount an overlay), nor get one back by exec, even as uid 0."""
+    lib = libc()
+    lib.prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(LINUX_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    _check(lib.capset(header, data), "capset")
+
+
+def overlaid(folders):
+    """The folders that get an overlay: those that exist, each once, parents first; a
+    folder inside another on the same file system is covered by the other's overlay."""
+    chosen = []
+    for folder in sorted({os.path.realpath(f) for f in folders if f}, key=len):
+        try:
+            dev = os.stat(folder).st_dev
+        except OSError:
+            continue
+        inside = any(
+            (folder + "/").startswith(parent.rstrip("/") + "/") and dev == parent_dev for parent, parent_dev in chosen
+        )
+        if os.path.isdir(folder) and not inside:
+            chosen.append((folder, dev))
+    return [folder for folder, _ in chosen]
+
+
+def place(config, text):
+    """Puts the candidate's text where the program lives (inside the overlay)."""
+    run_as = config.get("runAs")
+    if run_as:
+        with open(run_as, "wb") as f:
+            f.write(text)
+
+
+def launch(config, file, argv):
+    """The subproc backend's launcher: runs argv isolated, with FILE's text placed at
+    the program's path, in a PID namespace of its own, so that whatever the program
+    leaves running (even in a session of its own) dies when it ends. Ends as the
+    program did: with its exit status, or killed by the same signal."""
+    with open(file, "rb") as f:
+        text = f.read()
+    # Killed with autodd (even by SIGKILL): then PID 1 below goes too, and with it
+    # everything the program started.
+    die_with_parent()
+    enter()
+    _check(libc().unshare(CLONE_NEWPID), "unshare")
+    status_r, status_w = os.pipe()
+    init = os.fork()
+    if init == 0:
+        # PID 1 of the namespace: when it exits, the kernel kills every process left
+        # in it. The program runs as its child, so it is not PID 1 itself (signals
+        # without a handler do not reach a PID 1).
+        status = 127 << 8
+        try:
+            die_with_parent()
+            os.close(status_r)
+            isolate(config)
+            place(config, text)
+            program = os.fork()
+            if program == 0:
+                os.close(status_w)
+                os.execv(argv[0], argv)
+            while True:
+                pid, status = os.waitpid(-1, 0)
+                if pid == program:
+                    break
+        except BaseException as exc:  # noqa: BLE001 - reported, then the run fails
+            sys.stderr.write(f"autodd sandbox: {exc}\n")
+        finally:
+            os.write(status_w, b"%d" % status)
+            os._exit(0)
+    os.close(status_w)
+    os.waitpid(init, 0)
+    status = int(os.read(status_r, 32) or b"32512")
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+def die_with_parent():
+    """SIGKILL to this process when its parent exits (Linux)."""
+    parent = os.getppid()
+    libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent went before the request took
+        os._exit(137)
+
+
+def probe(config):
+    """Whether isolation works here: enters and isolates in a child process, which
+    checks that a write under a writable folder stays in its own view."""
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            enter()
+            _check(libc().unshare(CLONE_NEWPID), "unshare")
+            isolate(config)
+            status = 0
+        except BaseException as exc:  # noqa: BLE001 - the reason is the answer
+            sys.stdout.write(f"{exc}\n")
+            sys.stdout.flush()
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def main(args):
+    if args[:1] == ["--probe"] and len(args) == 2:
+        if probe(json.loads(args[1])):
+            print("ok")
+            return 0
+        return 1
+    if len(args) < 3:
+        sys.stderr.write("usage: autodd_sandbox.py CONFIG FILE PYTHON [ARG ...]\n")
+        return 2
+    try:
+        launch(json.loads(args[0]), args[1], args[2:])
+    except OSError as exc:
+        sys.stderr.write(f"autodd sandbox: {exc}\n")
+    return 125
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,254 @@
+// Candidates cannot touch the user's files: programs that delete, overwrite, chmod and
+// escape their folder are reduced with both backends, and the folder (and its parent)
+// must be byte-identical afterwards. Then: results that do not depend on what an
+// earlier candidate left, the final check run as the user runs OUTPUT, and preloading
+// that never changes what a candidate prints.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { Workspace } from '../src/python.js';
+import { BACKENDS, EXAMPLE, HAVE_ENGINE, processesWithMark, runCli, tempDir, waitFor } from './helpers.js';
+
+const skip = HAVE_ENGINE ? false : 'the wasm engine is not built (scripts/build-wasm.sh nodejs)';
+
+/** Whether this machine lets a process isolate itself (user and mount namespaces). */
+const isolation = await (async () => {
+  const workspace = await Workspace.create({ python: 'python3', jobs: 1 });
+  workspace.close();
+  return workspace.isolated ? null : workspace.sandboxProblem;
+})();
+const skipIsolated = skip || (isolation ? `no isolation here: ${isolation}` : false);
+
+/**
+ * Every file and folder under `root`: its type, mode and content hash, by path.
+ * @param {string} root
+ * @returns {Record<string, string>}
+ */
+function snapshot(root) {
+  /** @type {Record<string, string>} */
+  const entries = {};
+  const walk = (/** @type {string} */ dir) => {
+    for (const name of fs.readdirSync(dir).sort()) {
+      const full = path.join(dir, name);
+      const stat = fs.lstatSync(full);
+      const rel = path.relative(root, full);
+      const mode = (stat.mode & 0o7777).toString(8);
+      if (stat.isDirectory()) {
+        entries[rel] = `dir ${mode}`;
+        walk(full);
+      } else {
+        const hash = crypto.createHash('sha256').update(fs.readFileSync(full)).digest('hex');
+        entries[rel] = `file ${mode} ${hash}`;
+      }
+    }
+  };
+  walk(root);
+  return entries;
+}
+
+/**
+ * A project folder inside a parent folder of its own: `parent/project/NAME`.
+ * @param {Record<string, string>} files
+ */
+function project(files) {
+  const parent = tempDir();
+  const dir = path.join(parent, 'project');
+  fs.mkdirSync(dir);
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+  fs.writeFileSync(path.join(parent, 'neighbour.txt'), 'not yours\n');
+  return { parent, dir };
+}
+
+const DESTRUCTIVE = {
+  // The issue's build script: a candidate that loses `run_name` removes the folder.
+  'build.py': {
+    msg: 'Expecting property name enclosed',
+    source: `import os, shutil, json
+out_root = "."
+run_name = "build"
+out_dir = os.path.join(out_root, run_name)
+shutil.rmtree(out_dir, ignore_errors=True)
+os.makedirs(out_dir)
+cfg = os.path.join(out_dir, "cfg.json")
+with open(cfg, "w") as f:
+    f.write('{"k": 1,}')
+with open(cfg) as f:
+    json.load(f)
+`,
+  },
+  // Destructive as it is: writes into the parent folder, overwrites a neighbour,
+  // deletes itself, takes the folder's write permission away, and leaves a detached
+  // child that writes after the run has ended.
+  'wreck.py': {
+    msg: 'cleanup finished badly',
+    source: `import os, subprocess, sys
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "..", "escaped.txt"), "w") as f:
+    f.write("escaped")
+with open(os.path.join(here, "data.csv"), "w") as f:
+    f.write("overwritten")
+subprocess.Popen(
+    [sys.executable, "-c", "import time; time.sleep(0.3); open('late.txt', 'w').write('late')"],
+    start_new_session=True,
+)
+os.remove(__file__)
+os.chmod(here, 0o555)
+raise RuntimeError("cleanup finished badly")
+`,
+  },
+};
+
+describe('candidates cannot touch the user files', { skip: skipIsolated }, () => {
+  for (const [name, program] of Object.entries(DESTRUCTIVE)) {
+    for (const backend of BACKENDS) {
+      for (const jobs of ['1', '2']) {
+        test(`${name}, ${backend}, -j ${jobs}`, async () => {
+          const { parent, dir } = project({
+            [name]: program.source,
+            'data.csv': 'a,b\n1,2\n',
+            'sub/keep.txt': 'k\n',
+          });
+          const before = snapshot(parent);
+          const out = path.join(tempDir(), 'min.py');
+          const r = await runCli(
+            [name, '--err-msg', program.msg, '-o', out, '--backend', backend, '-j', jobs],
+            {
+              cwd: dir,
+            },
+          );
+          assert.equal(r.code, 0, r.stderr);
+          assert.match(r.stderr, /final check: .* \(isolated\)/);
+          // The detached child of the original would write half a second in.
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          assert.deepEqual(snapshot(parent), before, r.stderr);
+        });
+      }
+    }
+  }
+
+  test('the result writes the file its failure needs: it reproduces in a clean copy of the folder', async () => {
+    const { dir } = project({ 'build.py': DESTRUCTIVE['build.py'].source });
+    const r = await runCli(['build.py', '--err-msg', DESTRUCTIVE['build.py'].msg, '-o', 'min.py'], {
+      cwd: dir,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
+    assert.match(result, /open\([^)]*'w'\)/, result);
+    const clean = tempDir();
+    fs.copyFileSync(path.join(dir, 'min.py'), path.join(clean, 'min.py'));
+    const run = spawnSync('python3', ['min.py'], { cwd: clean, encoding: 'utf8' });
+    assert.match(run.stderr, /Expecting property name enclosed/, run.stderr);
+  });
+});
+
+describe('the final check is the user run', { skip }, () => {
+  test('a program importing a module beside it, reduced from another folder', async () => {
+    const { parent, dir } = project({
+      'shapes.py':
+        'def check(k):\n    if k % 16:\n        raise ValueError(f"tile {k} not a multiple of 16")\n',
+      'prog.py': 'import shapes\nsizes = [32, 64, 24]\nfor s in sizes:\n    shapes.check(s)\n',
+    });
+    const out = path.join(dir, 'min.py');
+    const r = await runCli([path.join(dir, 'prog.py'), '--err-msg', 'not a multiple of 16', '-o', out], {
+      cwd: parent,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, new RegExp(`final check: \\S*python3?\\S* ${out} in ${parent} \\(`));
+    assert.match(r.stderr, /reproduces when run on its own \(2 of 2 runs\)/);
+    const run = spawnSync('python3', [out], { cwd: parent, encoding: 'utf8' });
+    assert.match(run.stderr, /ValueError: tile \d+ not a multiple of 16/);
+  });
+
+  test('a module that prints when imported is not preloaded: its output reaches the candidates', async () => {
+    for (const backend of BACKENDS) {
+      const { dir } = project({
+        'helper.py': 'print("helper loaded: config version 7")\nVALUE = 1\n',
+        'prog.py': 'import json\nimport helper\nprint(json.dumps({"v": helper.VALUE}))\n',
+      });
+      const r = await runCli(
+        ['prog.py', '--err-msg', 'config version 7', '-o', 'min.py', '--backend', backend],
+        {
+          cwd: dir,
+        },
+      );
+      assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
+      assert.equal(fs.readFileSync(path.join(dir, 'min.py'), 'utf8'), 'import helper\n');
+    }
+  });
+
+  test('--no-sandbox warns', async () => {
+    const { dir } = project({ 'p.py': 'raise ValueError("plain failure")\n' });
+    const r = await runCli(['p.py', '--err-msg', 'plain failure', '-o', 'min.py', '--no-sandbox'], {
+      cwd: dir,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /warning: --no-sandbox: candidates run unisolated/);
+    assert.match(r.stderr, /final check: .* \(unisolated\)/);
+  });
+});
+
+describe('nothing outlives a reduction', { skip: skipIsolated }, () => {
+  // The example, with a child in a session of its own that would sleep for a minute,
+  // started by the original and by every candidate that keeps the first lines.
+  const source =
+    'import subprocess, sys\n' +
+    'subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)\n' +
+    fs.readFileSync(EXAMPLE, 'utf8');
+  /** @type {Record<string, (child: import('node:child_process').ChildProcess) => void>} */
+  const KILLS = {
+    'SIGINT twice within 50 ms': (child) => {
+      child.kill('SIGINT');
+      setTimeout(() => child.kill('SIGINT'), 20);
+    },
+    'SIGTERM to the group': (child) => process.kill(-Number(child.pid), 'SIGTERM'),
+    'SIGKILL of autodd': (child) => child.kill('SIGKILL'),
+  };
+  for (const backend of BACKENDS) {
+    for (const [how, kill] of Object.entries(KILLS)) {
+      test(`${backend}, ${how}: no process, no temp folder, no .tmp file left`, async () => {
+        const { dir } = project({ 'bug.py': source });
+        let sent = false;
+        const run = await runCli(
+          [
+            'bug.py',
+            '--err-msg',
+            'T.gemm K shape check failed',
+            '-o',
+            'min.py',
+            '--backend',
+            backend,
+            '-j',
+            '2',
+          ],
+          {
+            cwd: dir,
+            detached: true,
+            onStderr: (text, child) => {
+              if (!sent && (text.match(/accepted #/g) ?? []).length >= 2) {
+                sent = true;
+                kill(child);
+              }
+            },
+          },
+        );
+        assert.ok(sent, run.stderr);
+        await waitFor(() => processesWithMark(run.mark).length === 0, 5000).catch(() => {});
+        assert.deepEqual(processesWithMark(run.mark), [], run.stderr);
+        await waitFor(() => fs.readdirSync(run.tmp).length === 0, 3000).catch(() => {});
+        assert.deepEqual(fs.readdirSync(run.tmp), [], 'the private temp folder is removed');
+        assert.deepEqual(
+          fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+          [],
+        );
+        if (how !== 'SIGKILL of autodd') assert.equal(run.code, 130, run.stderr);
+      });
+    }
+  }
+});
