@@ -151,6 +151,10 @@ export interface ReducePythonOptions {
    * user namespaces are refused, runs are unisolated, with a warning). Default true.
    */
   sandbox?: boolean;
+  /** A file fed to every run's standard input (by default runs read an empty input). */
+  stdin?: string;
+  /** Allow `jobs` above 4 times the CPUs this process may use (refused otherwise). */
+  forceJobs?: boolean;
   /**
    * A file replaced atomically with each smaller program that reproduced, so it always
    * holds a complete one; at the end it holds the result.

@@ -13,6 +13,7 @@ its stderr so nothing printed by an imported module can corrupt the protocol).
   host   {"op": "init", "needle": MSG, "preload": [module, ...], "scriptDir": DIR,
           "programDir": DIR (optional: its modules are not preloaded),
           "sandbox": CONFIG (optional: see autodd_sandbox),
+          "stdin": FILE (optional: each candidate's standard input),
           "share": [SLOT, JOBS] (optional: see cpu_share), "pidFile": FILE,
           "memoryLimit": BYTES (optional: see limit_data),
           "prefork": bool (optional: see Zygote)}
@@ -111,6 +112,8 @@ PREFORK = False
 # forked ahead does it while it waits).
 SANDBOX = None
 ISOLATED = False
+# A file fed to each candidate's standard input ("stdin" in "init"), else none.
+STDIN = None
 # Without pidfd support, how often to look whether the child has exited.
 POLL_SECONDS = 0.05
 # The candidate's output is read when it is done, and in between every so often,
@@ -512,6 +515,11 @@ def child(path, out_w, err_w, done_w, closing, ahead=None):
         for fd in [*closing, out_w, err_w]:
             if fd > 2:
                 os.close(fd)
+        if STDIN is not None:
+            fd = os.open(STDIN, os.O_RDONLY)
+            os.dup2(fd, 0)
+            os.close(fd)
+            sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the candidate's stdin
         try:
             isolate()
         except OSError as exc:
@@ -1310,7 +1318,8 @@ def main():
     share = init.get("share")
     cpus = keep_to(cpu_share(*share)) if share else None
     pid_fd = os.open(init["pidFile"], os.O_RDWR | os.O_CREAT, 0o600)
-    global SANDBOX
+    global SANDBOX, STDIN
+    STDIN = init.get("stdin")
     if init.get("sandbox"):
         # Before any import can start a thread (a user namespace wants one thread),
         # and after the pid file is open (the file system is read-only from here).

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AutoddError } from './errors.js';
-import { checkOutput, writeAtomic } from './files.js';
+import path from 'node:path';
+import { checkOutput, sameFile, writeAtomic } from './files.js';
 import { clock, countLines, percent, ProgressReporter, size } from './progress.js';
 import { reducePython } from './reduce-python.js';
 
@@ -34,6 +35,9 @@ Options:
                        default 1)
   --match-quoted-source
                        count MSG in source lines that Python quotes too
+  --stdin FILE         feed FILE to every run's standard input (by default runs
+                       read an empty input)
+  --force-jobs         allow -j above 4 times the CPUs this process may use
   --no-sandbox         run candidates unisolated (by default each sees a private
                        copy-on-write view of the folders it may write to, and the
                        rest of the file system read-only)
@@ -99,6 +103,8 @@ const OPTIONS = /** @type {const} */ ({
   retries: { type: 'string' },
   'match-quoted-source': { type: 'boolean' },
   'no-sandbox': { type: 'boolean' },
+  'force-jobs': { type: 'boolean' },
+  stdin: { type: 'string' },
   'keep-freeze': { type: 'boolean' },
   'no-preload': { type: 'boolean' },
   report: { type: 'string' },
@@ -136,6 +142,8 @@ const OPTIONS = /** @type {const} */ ({
  * @property {number} retries
  * @property {boolean} matchQuotedSource
  * @property {boolean} sandbox
+ * @property {boolean} forceJobs
+ * @property {string} [stdin]
  * @property {boolean} keepFreeze
  * @property {boolean} preload
  * @property {string} [report]
@@ -160,7 +168,12 @@ export function parseCli(argv) {
   /** @type {ReturnType<typeof parseArgs<{ options: typeof OPTIONS, allowPositionals: true }>>} */
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: negativeValues(argv),
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     // One line: parseArgs adds a hint on a line of its own.
     throw new AutoddError('usage', /** @type {Error} */ (err).message.split('\n')[0]);
@@ -196,6 +209,8 @@ export function parseCli(argv) {
     retries: number('--retries', values.retries, 1, true),
     matchQuotedSource: Boolean(values['match-quoted-source']),
     sandbox: !values['no-sandbox'],
+    forceJobs: Boolean(values['force-jobs']),
+    stdin: values.stdin,
     keepFreeze: Boolean(values['keep-freeze']),
     preload: !values['no-preload'],
     report: values.report,
@@ -218,6 +233,35 @@ export function parseCli(argv) {
     },
     quiet: Boolean(values.quiet),
   };
+}
+
+/** The options that take a number. */
+const NUMERIC = new Map([
+  ['--timeout', '--timeout'],
+  ['-j', '--jobs'],
+  ['--jobs', '--jobs'],
+  ['--retries', '--retries'],
+  ['--memory-limit', '--memory-limit'],
+]);
+
+/**
+ * `-j -1` as `--jobs=-1`: parseArgs takes a value that starts with a dash for an
+ * option of its own, and the user should hear what is wrong with the number.
+ * @param {string[]} argv
+ */
+function negativeValues(argv) {
+  /** @type {string[]} */
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    const name = NUMERIC.get(argv[i]);
+    if (name && i + 1 < argv.length && /^-[\d.]/.test(argv[i + 1])) {
+      out.push(`${name}=${argv[i + 1]}`);
+      i += 1;
+    } else {
+      out.push(argv[i]);
+    }
+  }
+  return out;
 }
 
 /**
@@ -302,6 +346,17 @@ export async function main(argv) {
   process.on('SIGTERM', onSignal);
 
   try {
+    for (const [flag, file] of [
+      ['--report', args.report],
+      ['--trace', args.trace],
+    ]) {
+      if (file && sameFile(path.resolve(file), path.resolve(args.output))) {
+        throw new AutoddError('usage', `${flag} ${file} is OUTPUT itself; give it a file of its own`);
+      }
+    }
+    if (args.report && args.trace && sameFile(path.resolve(args.report), path.resolve(args.trace))) {
+      throw new AutoddError('usage', '--report and --trace name the same file');
+    }
     if (args.report) checkOutput(args.report, args.source);
     if (args.trace) {
       checkOutput(args.trace, args.source);
@@ -320,6 +375,8 @@ export async function main(argv) {
       retries: args.retries,
       matchQuotedSource: args.matchQuotedSource,
       sandbox: args.sandbox,
+      forceJobs: args.forceJobs,
+      stdin: args.stdin,
       preload: args.preload,
       keepFreeze: args.keepFreeze,
       adaptiveTimeout: args.adaptiveTimeout,

@@ -40,8 +40,8 @@ export function readSource(file) {
  */
 export function checkOutput(output, source) {
   const resolved = path.resolve(output);
-  if (source && resolved === path.resolve(source)) {
-    throw new AutoddError('bad-input', 'the output file must not be the source file');
+  if (source && sameFile(resolved, path.resolve(source))) {
+    throw new AutoddError('bad-input', `${output} is the source file itself (OUTPUT must be another file)`);
   }
   let stat;
   try {
@@ -50,11 +50,45 @@ export function checkOutput(output, source) {
     stat = undefined;
   }
   if (stat?.isDirectory()) throw new AutoddError('bad-input', `${output} is a directory`);
-  const dir = path.dirname(resolved);
+  // Writing is what tells: access() says yes to root on a read-only file system.
+  const probe = path.join(
+    path.dirname(resolved),
+    `.${path.basename(resolved)}.autodd-check-${process.pid}.tmp`,
+  );
   try {
-    fs.accessSync(dir, fs.constants.W_OK);
+    fs.writeFileSync(probe, '', { flag: 'wx' });
+    fs.rmSync(probe, { force: true });
   } catch (err) {
     throw new AutoddError('bad-input', `cannot write ${output}: ${describeFsError(err)}`);
+  }
+}
+
+/**
+ * Whether two paths name the same file: the same path once symlinks are resolved, or
+ * the same inode (a hard link).
+ * @param {string} a
+ * @param {string} b
+ */
+export function sameFile(a, b) {
+  const real = (/** @type {string} */ p) => {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      // It does not exist (yet): its folder may still be a symlink.
+      try {
+        return path.join(fs.realpathSync(path.dirname(p)), path.basename(p));
+      } catch {
+        return p;
+      }
+    }
+  };
+  if (real(a) === real(b)) return true;
+  try {
+    const sa = fs.statSync(a);
+    const sb = fs.statSync(b);
+    return sa.dev === sb.dev && sa.ino === sb.ino;
+  } catch {
+    return false;
   }
 }
 
@@ -100,6 +134,8 @@ function describeFsError(err) {
       return 'permission denied';
     case 'EISDIR':
       return 'is a directory';
+    case 'EROFS':
+      return 'read-only file system';
     default:
       return /** @type {Error} */ (err).message;
   }

@@ -45,6 +45,9 @@ const JANITOR = [
   '    os.remove(tmp)',
 ].join('\n');
 
+/** The largest program folder copied for each job where runs cannot be isolated. */
+const COPY_LIMIT_BYTES = 256 * 2 ** 20;
+
 /** A Python that does not answer this simple question within this is not usable. */
 const PROBE_TIMEOUT_MS = 30_000;
 
@@ -121,6 +124,7 @@ export function probePython(python, options = {}) {
  *   machine allows it (default true; see `isolated` and `sandboxProblem`)
  * @property {string} [outputPath] the result's file: its folder is among those a run
  *   sees a private copy of
+ * @property {string} [stdin] a file fed to every run's standard input
  */
 
 /**
@@ -145,12 +149,20 @@ export class Workspace {
         throw err;
       }
       workspace.isolated = workspace.sandboxProblem === null;
+      if (!workspace.isolated && workspace.programDir) {
+        try {
+          workspace.copyProgramDir();
+        } catch (err) {
+          workspace.close();
+          throw err;
+        }
+      }
     }
     return workspace;
   }
 
   /** @param {WorkspaceOptions & { info: PythonInfo }} options */
-  constructor({ python, info, jobs, cwd, sourcePath, env, outputPath }) {
+  constructor({ python, info, jobs, cwd, sourcePath, env, outputPath, stdin }) {
     /** The interpreter every run uses. */
     this.python = info.executable || python;
     this.info = info;
@@ -199,6 +211,10 @@ export class Workspace {
     this.sandboxProblem = null;
     /** The program's own path, where an isolated run places and runs its candidate. */
     this.runAs = sourcePath ? path.resolve(sourcePath) : null;
+    /** @type {string | null} a file fed to every run's standard input */
+    this.stdin = stdin ? path.resolve(stdin) : null;
+    /** @type {string[] | null} unisolated, each job's copy of the program's folder */
+    this.copies = null;
     /** The program's folder. */
     this.programDir = sourcePath ? path.dirname(path.resolve(sourcePath)) : null;
     /** The folders an isolated run sees a private, writable copy of. */
@@ -235,7 +251,47 @@ export class Workspace {
    * @param {number} slot
    */
   file(slot) {
-    return path.join(this.jobDirs[slot], this.fileName);
+    return path.join(this.copies?.[slot] ?? this.jobDirs[slot], this.fileName);
+  }
+
+  /**
+   * The working directory of job `slot`'s runs: the invoking one, or, when that is the
+   * program's folder and the job runs in a copy of it, the copy.
+   * @param {number} slot
+   */
+  runCwd(slot) {
+    const copy = this.copies?.[slot];
+    return copy && this.programDir && path.resolve(this.cwd) === this.programDir ? copy : this.cwd;
+  }
+
+  /**
+   * Where runs cannot be isolated, each job runs in a copy of the program's folder, so
+   * a candidate that deletes or rewrites the files beside it harms only the copy. The
+   * copy is bounded (COPY_LIMIT_BYTES): a larger folder is refused with a message.
+   */
+  copyProgramDir() {
+    const from = /** @type {string} */ (this.programDir);
+    let bytes = 0;
+    const count = (/** @type {string} */ dir) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) count(full);
+        else if (entry.isFile()) bytes += fs.statSync(full).size;
+        if (bytes > COPY_LIMIT_BYTES) {
+          throw new AutoddError(
+            'bad-input',
+            `runs cannot be isolated here (${this.sandboxProblem}), and ${from} is too large to copy for each job ` +
+              `(over ${COPY_LIMIT_BYTES / 2 ** 20} MiB): move the program to a smaller folder, or give --no-sandbox`,
+          );
+        }
+      }
+    };
+    count(from);
+    this.copies = this.jobDirs.map((dir) => {
+      const copy = path.join(dir, 'program');
+      fs.cpSync(from, copy, { recursive: true, verbatimSymlinks: true });
+      return copy;
+    });
   }
 
   /**
@@ -258,6 +314,8 @@ export class Workspace {
   probeSandbox() {
     if (process.platform !== 'linux')
       return Promise.resolve(`isolation needs Linux, not ${process.platform}`);
+    // For the tests of the fallback, on machines that do isolate.
+    if (process.env.AUTODD_NO_NAMESPACES) return Promise.resolve('AUTODD_NO_NAMESPACES is set');
     this.isolated = true;
     const config = this.sandbox('probe');
     this.isolated = false;

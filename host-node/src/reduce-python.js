@@ -118,6 +118,10 @@ const MIB = 1024 * 1024;
  *   a private copy-on-write view of the folders it may write to, and the rest of the
  *   file system read-only (Linux, where user namespaces are allowed; default true;
  *   false runs them unisolated, with a warning)
+ * @property {boolean} [forceJobs] allow `jobs` above 4 times the CPUs this process may
+ *   use (refused otherwise: each job is a worker and its candidates)
+ * @property {string} [stdin] a file fed to every run's standard input (by default runs
+ *   read an empty input)
  * @property {number} [retries] runs in all of a candidate that does not reproduce
  *   before it counts as not reproducing, for flaky failures (default 1: no retry); a
  *   run that reproduces counts at once
@@ -221,6 +225,15 @@ export async function reducePython(options) {
     throw new AutoddError('usage', `the timeout must be a positive number of seconds, not ${timeout}`);
   }
   const jobs = checkJobs(options.jobs);
+  const jobCap = 4 * os.availableParallelism();
+  if (jobs > jobCap && !options.forceJobs) {
+    throw new AutoddError(
+      'usage',
+      `${jobs} jobs is more than 4 times the ${os.availableParallelism()} CPUs this process may use (${jobCap}); ` +
+        'force it with --force-jobs (forceJobs)',
+    );
+  }
+  if (options.stdin !== undefined) checkStdin(options.stdin);
   const retries = options.retries ?? 1;
   if (!Number.isInteger(retries) || retries < 1) {
     throw new AutoddError(
@@ -286,6 +299,7 @@ export async function reducePython(options) {
     cwd: options.cwd,
     sourcePath: options.file,
     outputPath: output,
+    stdin: options.stdin,
     env: options.env,
     sandbox: options.sandbox !== false,
   });
@@ -365,6 +379,11 @@ export async function reducePython(options) {
       if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
       if (options.sandbox === false) {
         warn('--no-sandbox: candidates run unisolated, and can change or delete your files');
+      } else if (workspace.copies) {
+        warn(
+          `candidates cannot be isolated here (${workspace.sandboxProblem}): each job runs in a copy of ` +
+            `${workspace.programDir}, and files elsewhere are not protected`,
+        );
       } else if (!workspace.isolated) {
         warn(
           `candidates cannot be isolated here (${workspace.sandboxProblem}): they run unisolated, ` +
@@ -393,6 +412,7 @@ export async function reducePython(options) {
           command: [
             workspace.python,
             direct || workspace.isolated ? (target ?? workspace.file(0)) : workspace.file(0),
+            ...(workspace.stdin ? ['<', workspace.stdin] : []),
           ],
           cwd: workspace.cwd,
           isolated: workspace.isolated,
@@ -482,7 +502,28 @@ export async function reducePython(options) {
         if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
         const shown = checks.filter((r) => r.foundAnywhere);
         if (shown.length === 0) {
-          throw notReproduced(errMsg, checks, timeout, workspace.env.PYTHONHASHSEED, memoryLimit, retries);
+          const last = checks[checks.length - 1];
+          const output = `${last.stdoutTail}\n${last.stderrTail}`;
+          /** @type {string[]} what may have kept it from reproducing here */
+          const hints = [];
+          if (!workspace.stdin && (/\bEOFError\b/.test(output) || /\binput\(|sys\.stdin/.test(source))) {
+            hints.push('it may read its standard input, which is empty here: give one with --stdin FILE');
+          }
+          if (backendName === 'runner' && options.preload !== false) {
+            hints.push('the runner imports its modules once, ahead: try --no-preload or --backend subproc');
+          }
+          if (workspace.isolated && /Read-only file system|EROFS/.test(output)) {
+            hints.push('it writes outside the folders a run may write to: see --no-sandbox');
+          }
+          throw notReproduced(
+            errMsg,
+            checks,
+            timeout,
+            workspace.env.PYTHONHASHSEED,
+            memoryLimit,
+            retries,
+            hints,
+          );
         }
         if (!matchQuoted && !shown.some((r) => r.found)) {
           // The user chose a fragment of a quoted code line as MSG: only plain matching
@@ -702,6 +743,20 @@ function failureInfo(run, matchQuoted, runs, reproduced) {
 }
 
 /**
+ * Checks that `--stdin` names a readable file.
+ * @param {unknown} file
+ */
+function checkStdin(file) {
+  if (typeof file !== 'string' || file === '') throw new AutoddError('usage', 'stdin must name a file');
+  try {
+    if (!fs.statSync(file).isFile()) throw new Error('not a file');
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch {
+    throw new AutoddError('bad-input', `cannot read ${file} (for the standard input)`);
+  }
+}
+
+/**
  * Follows the run times of the candidates that reproduce (see LEARN_AFTER): given each
  * such run's time, returns the limit they call for, from the LEARN_AFTER-th on.
  * @param {number} originalMs the original's run time
@@ -780,8 +835,9 @@ function outputOf(run) {
  * @param {string | undefined} hashSeed
  * @param {number | undefined} memoryLimit bytes, if candidates ran with a limit
  * @param {number} retries
+ * @param {string[]} hints likely causes seen by the caller
  */
-function notReproduced(errMsg, runs, timeout, hashSeed, memoryLimit, retries) {
+function notReproduced(errMsg, runs, timeout, hashSeed, memoryLimit, retries, hints) {
   const run = runs[runs.length - 1];
   const how = {
     exited: `it exited with status ${run.exitCode}`,
@@ -804,6 +860,7 @@ function notReproduced(errMsg, runs, timeout, hashSeed, memoryLimit, retries) {
       (retries === 1
         ? '\n(a failure that shows only sometimes needs --retries N: up to N runs of each program)'
         : '') +
+      hints.map((hint) => `\n(${hint})`).join('') +
       (memoryLimit !== undefined && run.stderrTail.includes('MemoryError')
         ? `\n(it ran out of memory under the limit of ${Math.round(memoryLimit / MIB)} MiB per run: raise --memory-limit, or --no-memory-limit)`
         : ''),

@@ -119,6 +119,7 @@ describe('bad input', { skip }, () => {
     'syntax.py': 'x = 1\nif x:\n    y = (1,\nprint("BUG")\n',
   });
   fs.mkdirSync(path.join(dir, 'adir'));
+  fs.symlinkSync(path.join(dir, 'ok.py'), path.join(dir, 'link.py'));
   const out = path.join(dir, 'out.py');
   /** @type {[string, string[], RegExp][]} */
   const cases = [
@@ -160,6 +161,47 @@ describe('bad input', { skip }, () => {
       /cannot run Python/,
     ],
     ['an unknown option', ['ok.py', '--err-msg', 'BUG', '-o', out, '--frobnicate'], /frobnicate/],
+    [
+      '-j -1',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '-j', '-1'],
+      /-j must be a positive integer, not '-1'/,
+    ],
+    [
+      '--timeout -5',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--timeout', '-5'],
+      /--timeout must be a positive number/,
+    ],
+    [
+      '-j 1000 on this machine',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '-j', '1000'],
+      /1000 jobs is more than 4 times the \d+ CPUs .*--force-jobs/,
+    ],
+    ['OUTPUT = SOURCE', ['ok.py', '--err-msg', 'BUG', '-o', 'ok.py'], /ok\.py is the source file itself/],
+    [
+      'OUTPUT a symlink to SOURCE',
+      ['ok.py', '--err-msg', 'BUG', '-o', 'link.py'],
+      /link\.py is the source file itself/,
+    ],
+    [
+      'OUTPUT in a folder that does not exist',
+      ['ok.py', '--err-msg', 'BUG', '-o', path.join(dir, 'no', 'such', 'out.py')],
+      /cannot write .*out\.py: no such file or directory/,
+    ],
+    [
+      '--report = OUTPUT',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--report', out],
+      /--report .* is OUTPUT itself/,
+    ],
+    [
+      '--trace = OUTPUT',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--trace', out],
+      /--trace .* is OUTPUT itself/,
+    ],
+    [
+      'a missing --stdin file',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--stdin', 'nope.txt'],
+      /cannot read nope\.txt/,
+    ],
   ];
   for (const [what, args, message] of cases) {
     test(`rejects ${what} with exit 2`, async () => {

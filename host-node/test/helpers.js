@@ -54,17 +54,17 @@ export function fixture(files) {
 /**
  * Runs `autodd ARGS` to completion.
  * @param {string[]} args
- * @param {{ cwd?: string, detached?: boolean, onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void }} [options]
+ * @param {{ cwd?: string, detached?: boolean, env?: NodeJS.ProcessEnv, onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void }} [options]
  *   `detached`: in a process group of its own (which a test may signal)
  * @returns {Promise<CliRun>}
  */
-export function runCli(args, { cwd, detached = false, onStderr } = {}) {
+export function runCli(args, { cwd, detached = false, env = {}, onStderr } = {}) {
   const mark = randomUUID();
   const tmp = tempDir();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd,
-      env: { ...process.env, AUTODD_TEST_MARK: mark, TMPDIR: tmp },
+      env: { ...process.env, ...env, AUTODD_TEST_MARK: mark, TMPDIR: tmp },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached,
     });

@@ -183,6 +183,56 @@ describe('the final check is the user run', { skip }, () => {
     }
   });
 
+  test('--stdin feeds every run, the final check too; without it the message says so', async () => {
+    const { dir } = project({
+      'reader.py':
+        'import sys\nrows = sys.stdin.read().split()\nfor r in rows:\n    if r == "bad":\n        raise ValueError(f"bad input row {r}")\n',
+      'rows.txt': 'ok\nok\nbad\n',
+    });
+    const plain = await runCli(['reader.py', '--err-msg', 'bad input row', '-o', 'min.py'], { cwd: dir });
+    assert.equal(plain.code, 1, plain.stderr);
+    assert.match(plain.stderr, /give one with --stdin FILE/);
+    for (const backend of BACKENDS) {
+      const r = await runCli(
+        [
+          'reader.py',
+          '--err-msg',
+          'bad input row',
+          '-o',
+          'min.py',
+          '--stdin',
+          'rows.txt',
+          '--backend',
+          backend,
+        ],
+        { cwd: dir },
+      );
+      assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
+      assert.match(r.stderr, /final check: \S+ \S+min\.py < \S+rows\.txt in /);
+      const run = spawnSync('python3', ['min.py'], { cwd: dir, input: 'bad\n', encoding: 'utf8' });
+      assert.match(run.stderr, /bad input row/);
+    }
+  });
+
+  test('where runs cannot be isolated, each job runs in a copy of the program folder', async () => {
+    for (const backend of BACKENDS) {
+      const { parent, dir } = project({ 'build.py': DESTRUCTIVE['build.py'].source, 'data.csv': 'a\n' });
+      const before = snapshot(parent);
+      const out = path.join(tempDir(), 'min.py');
+      const r = await runCli(
+        ['build.py', '--err-msg', DESTRUCTIVE['build.py'].msg, '-o', out, '--backend', backend],
+        {
+          cwd: dir,
+          env: { AUTODD_NO_NAMESPACES: '1' },
+        },
+      );
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /warning: candidates cannot be isolated here .*: each job runs in a copy of /);
+      assert.match(r.stderr, /final check: .* \(unisolated\)/);
+      assert.deepEqual(snapshot(parent), before, r.stderr);
+    }
+  });
+
   test('--no-sandbox warns', async () => {
     const { dir } = project({ 'p.py': 'raise ValueError("plain failure")\n' });
     const r = await runCli(['p.py', '--err-msg', 'plain failure', '-o', 'min.py', '--no-sandbox'], {

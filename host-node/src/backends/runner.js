@@ -45,6 +45,8 @@ const AHEAD_BYTES = 65536;
  *   candidate (see python/autodd_sandbox.py); null: run them unisolated
  * @property {string | null} [programDir] the program's folder, whose modules are never
  *   preloaded
+ * @property {string | null} [stdin] a file fed to each candidate's standard input
+ * @property {string} cwd the working directory of its candidates
  */
 
 /** One Python worker process and the candidate it runs, if any. */
@@ -62,6 +64,8 @@ class Worker {
     prefork,
     sandbox,
     programDir,
+    stdin,
+    cwd,
   }) {
     this.timeoutMs = timeoutMs;
     /** @type {number | undefined} from when on a run is probed for being stuck */
@@ -84,7 +88,7 @@ class Worker {
     this.dataLimit = null;
 
     this.proc = spawn(workspace.python, [WORKER], {
-      cwd: workspace.cwd,
+      cwd,
       env: workspace.env,
       // Its own group: a Ctrl-C at the terminal reaches the host, which then shuts
       // workers down in order instead of them dying mid-protocol.
@@ -130,6 +134,7 @@ class Worker {
       ...(prefork ? { prefork } : {}),
       ...(sandbox ? { sandbox } : {}),
       ...(programDir ? { programDir } : {}),
+      ...(stdin ? { stdin } : {}),
     });
   }
 
@@ -425,6 +430,8 @@ export class RunnerBackend {
         prefork: this.prefork,
         sandbox: this.workspace.sandbox(slot),
         programDir: this.workspace.programDir,
+        stdin: this.workspace.stdin,
+        cwd: this.workspace.runCwd(slot),
       });
       this.workers[slot] = worker;
       if (await worker.ready) {

@@ -2,6 +2,7 @@
 // group so a timeout or a cancel kills everything it started.
 
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { SANDBOX_PY } from '../python.js';
 import { killGroup, trackGroup, untrackGroup } from './capture.js';
 import { runResult } from './result.js';
@@ -33,7 +34,7 @@ export class SubprocBackend {
     this.workspace = workspace;
     this.env = env ?? workspace.env;
     this.sandbox = sandbox ?? ((/** @type {number} */ slot) => workspace.sandbox(slot));
-    this.cwd = cwd ?? workspace.cwd;
+    this.cwd = cwd;
     this.program = program;
     this.needle = Buffer.from(needle, 'utf8');
     this.timeoutMs = timeoutMs;
@@ -62,7 +63,7 @@ export class SubprocBackend {
     const slot = await this.slots.acquire();
     try {
       const file = this.workspace.write(slot, source);
-      return await this.spawn(file, signal, this.sandbox(slot));
+      return await this.spawn(file, signal, this.sandbox(slot), this.cwd ?? this.workspace.runCwd(slot));
     } finally {
       this.slots.release(slot);
     }
@@ -72,9 +73,10 @@ export class SubprocBackend {
    * @param {string} file
    * @param {AbortSignal | undefined} signal
    * @param {import('../python.js').SandboxConfig | null} sandbox
+   * @param {string} cwd
    * @returns {Promise<RunResult>}
    */
-  spawn(file, signal, sandbox) {
+  spawn(file, signal, sandbox, cwd) {
     const start = performance.now();
     const out = new OutputScan(this.needle);
     const err = new OutputScan(this.needle);
@@ -89,12 +91,14 @@ export class SubprocBackend {
       const argv = sandbox
         ? ['-I', '-S', SANDBOX_PY, JSON.stringify(sandbox), file, python, sandbox.runAs ?? file]
         : [this.program ?? file];
+      const input = this.workspace.stdin ? fs.openSync(this.workspace.stdin, 'r') : 'ignore';
       const child = spawn(python, argv, {
-        cwd: this.cwd,
+        cwd,
         env: this.env,
         detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: [input, 'pipe', 'pipe'],
       });
+      if (typeof input === 'number') fs.closeSync(input);
       const pgid = child.pid;
       if (pgid) this.running.add(pgid);
       trackGroup(pgid);
