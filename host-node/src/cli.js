@@ -9,6 +9,7 @@ import { AutoddError } from './errors.js';
 import path from 'node:path';
 import { checkOutput, sameFile, writeAtomic } from './files.js';
 import { clock, countLines, percent, ProgressReporter, size } from './progress.js';
+import { helpText, parseArgsOptions } from './options.js';
 import { reducePython } from './reduce-python.js';
 
 const HELP = `Usage: autodd SOURCE --err-msg MSG -o OUTPUT [options]
@@ -20,114 +21,14 @@ warning) do not count. OUTPUT always holds the smallest program found so far tha
 reproduced, even if autodd is interrupted.
 
 Options:
-  --err-msg MSG        the text that shows the failure (case-sensitive)
-  -o, --output FILE    where to write the reduced program
-  --backend NAME       runner (default: warm forked Python workers) or subproc
-                       (a fresh python3 per candidate)
-  --timeout SEC        per-candidate time limit in seconds (default 60)
-  -j, --jobs N         candidates run at once (default 1)
-  --python PATH        Python interpreter (default python3)
-  --same-error         a candidate must also fail the way the original did: the
-                       same exception type of its last traceback, or the same
-                       signal, or (with neither) the same exit status
-  --retries N          run a candidate that does not reproduce up to N times in
-                       all before it counts as not reproducing (flaky failures;
-                       default 1)
-  --match-quoted-source
-                       count MSG in source lines that Python quotes too
-  --stdin FILE         feed FILE to every run's standard input (by default runs
-                       read an empty input)
-  --force-jobs         allow -j above 4 times the CPUs this process may use
-  --no-sandbox         run candidates unisolated (by default each sees a private
-                       copy-on-write view of the folders it may write to, and the
-                       rest of the file system read-only)
-  --keep-freeze        keep freeze markers (__freeze__) in the result
-  --no-preload         runner: do not import the program's modules in advance
-  --report FILE        write statistics, timings and accepted steps as JSON
-  --trace FILE         write one JSON line per candidate run (phase, rewrites,
-                       size, verdict, outcome, time)
-  --no-adaptive-timeout
-                       run every candidate with the full --timeout (by default a
-                       candidate may take 10x the original's run time plus 20 ms)
-  --no-learned-timeout keep that cap: by default, once 8 candidates reproduced, it
-                       becomes 3x the slowest of their runs, at least 4x the
-                       original's run time, plus 20 ms
-  --memory-limit MIB   runner, Linux: memory each candidate may allocate beyond
-                       what its worker holds; one that wants more gets a
-                       MemoryError instead of taking the machine's memory
-                       (default: half the RAM shared by the jobs, at least 2048
-                       MiB each; none if MSG is about memory)
-  --no-memory-limit    let candidates allocate without limit
-  --no-stuck-detection runner: let a stuck candidate (every thread waiting with no
-                       timeout) run to its time limit instead of killing it
-  --no-lookahead       propose a candidate only when a run slot is free (by default
-                       the next one is proposed while the current ones run)
-  --no-speculation     -j N: while a success or a phase's end waits on earlier
-                       candidates, leave the other slots idle (by default they run
-                       candidates that assume the earlier ones fail)
-  --no-prefork         runner: fork each candidate only when it is due (by default,
-                       with two CPUs per job, the next candidate's process is
-                       forked and warmed up while the current one runs)
-  --no-cpu-affinity    runner, -j N: let every job run on any CPU (by default each
-                       job's worker and candidates keep to their share of the CPUs)
-  --reference-rewrites only the rewrites of python -m tilelang.autodd (comparisons)
-  --no-memory          restart the search's probabilities after every accepted
-                       candidate, as plain PDD does (comparisons)
-  --canonicalize-every-round
-                       add *args/**kwargs to every def in every round, as the
-                       reference does (default: first round only; comparisons)
-  --fresh-phases       start each phase's search afresh instead of from what the
-                       round's earlier phases learned (comparisons)
-  --uniform-priors     start every site at probability 0.93, as plain PDD does
-                       (default: value-replacing rewrites start low; comparisons)
-  --no-hang-memory     let a later round try the rewrites whose candidate alone
-                       hung in groups again (default: alone, after the other sites;
-                       comparisons)
-  --quiet              print only errors and warnings
-  -h, --help           show this help
-  -V, --version        show the version
+${helpText()}
 
 Code marked \`# autodd: freeze\`, between \`# autodd: freeze-start\` and
 \`# autodd: end-freeze\`, under \`with __freeze__:\` or inside \`__freeze__(...)\` is never
 changed. Import the marker with \`from autodd import __freeze__\`.
 `;
 
-const OPTIONS = /** @type {const} */ ({
-  'err-msg': { type: 'string' },
-  output: { type: 'string', short: 'o' },
-  backend: { type: 'string' },
-  timeout: { type: 'string' },
-  jobs: { type: 'string', short: 'j' },
-  python: { type: 'string' },
-  'same-error': { type: 'boolean' },
-  retries: { type: 'string' },
-  'match-quoted-source': { type: 'boolean' },
-  'no-sandbox': { type: 'boolean' },
-  'force-jobs': { type: 'boolean' },
-  stdin: { type: 'string' },
-  'keep-freeze': { type: 'boolean' },
-  'no-preload': { type: 'boolean' },
-  report: { type: 'string' },
-  trace: { type: 'string' },
-  'no-adaptive-timeout': { type: 'boolean' },
-  'no-learned-timeout': { type: 'boolean' },
-  'memory-limit': { type: 'string' },
-  'no-memory-limit': { type: 'boolean' },
-  'no-lookahead': { type: 'boolean' },
-  'no-speculation': { type: 'boolean' },
-  'no-stuck-detection': { type: 'boolean' },
-  'no-cpu-affinity': { type: 'boolean' },
-  'no-prefork': { type: 'boolean' },
-  'reference-rewrites': { type: 'boolean' },
-  'no-memory': { type: 'boolean' },
-  'canonicalize-every-round': { type: 'boolean' },
-  'fresh-phases': { type: 'boolean' },
-  'no-hang-memory': { type: 'boolean' },
-  'uniform-priors': { type: 'boolean' },
-  quiet: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'V' },
-});
+const OPTIONS = parseArgsOptions();
 
 /**
  * @typedef {object} CliArgs
@@ -165,7 +66,7 @@ const OPTIONS = /** @type {const} */ ({
  * @returns {CliArgs | 'help' | 'version'}
  */
 export function parseCli(argv) {
-  /** @type {ReturnType<typeof parseArgs<{ options: typeof OPTIONS, allowPositionals: true }>>} */
+  /** @type {{ values: Record<string, string | boolean | undefined>, positionals: string[] }} */
   let parsed;
   try {
     parsed = parseArgs({
@@ -179,8 +80,15 @@ export function parseCli(argv) {
     throw new AutoddError('usage', /** @type {Error} */ (err).message.split('\n')[0]);
   }
   const { values, positionals } = parsed;
-  if (values.help) return 'help';
-  if (values.version) return 'version';
+  /** @param {string} name an option that takes a value */
+  const text = (name) => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  /** @param {string} name a switch */
+  const flag = (name) => values[name] === true;
+  if (flag('help')) return 'help';
+  if (flag('version')) return 'version';
   if (positionals.length === 0) throw new AutoddError('usage', 'missing SOURCE (the program to reduce)');
   if (positionals.length > 1) {
     throw new AutoddError(
@@ -188,50 +96,50 @@ export function parseCli(argv) {
       `expected one SOURCE, got ${positionals.length}: ${positionals.join(' ')}`,
     );
   }
-  if (values['err-msg'] === undefined) throw new AutoddError('usage', 'missing --err-msg MSG');
-  if (values['err-msg'] === '') throw new AutoddError('usage', '--err-msg must not be empty');
-  if (values.output === undefined || values.output === '') {
-    throw new AutoddError('usage', 'missing -o OUTPUT');
-  }
-  const backend = values.backend ?? 'runner';
+  const errMsg = text('err-msg');
+  if (errMsg === undefined) throw new AutoddError('usage', 'missing --err-msg MSG');
+  if (errMsg === '') throw new AutoddError('usage', '--err-msg must not be empty');
+  const output = text('output');
+  if (output === undefined || output === '') throw new AutoddError('usage', 'missing -o OUTPUT');
+  const backend = text('backend') ?? 'runner';
   if (backend !== 'runner' && backend !== 'subproc') {
     throw new AutoddError('usage', `--backend must be runner or subproc, not '${backend}'`);
   }
   return {
     source: positionals[0],
-    errMsg: values['err-msg'],
-    output: values.output,
+    errMsg,
+    output,
     backend,
-    timeout: number('--timeout', values.timeout, 60, false),
-    jobs: number('-j', values.jobs, 1, true),
-    python: values.python ?? 'python3',
-    sameError: Boolean(values['same-error']),
-    retries: number('--retries', values.retries, 1, true),
-    matchQuotedSource: Boolean(values['match-quoted-source']),
-    sandbox: !values['no-sandbox'],
-    forceJobs: Boolean(values['force-jobs']),
-    stdin: values.stdin,
-    keepFreeze: Boolean(values['keep-freeze']),
-    preload: !values['no-preload'],
-    report: values.report,
-    trace: values.trace,
-    adaptiveTimeout: !values['no-adaptive-timeout'],
-    learnTimeout: !values['no-learned-timeout'],
-    memoryLimit: memoryLimit(values['memory-limit'], Boolean(values['no-memory-limit'])),
-    lookahead: !values['no-lookahead'],
-    speculate: !values['no-speculation'],
-    stuckDetection: !values['no-stuck-detection'],
-    cpuAffinity: !values['no-cpu-affinity'],
-    prefork: values['no-prefork'] ? false : undefined,
+    timeout: number('--timeout', text('timeout'), 60, false),
+    jobs: number('-j', text('jobs'), 1, true),
+    python: text('python') ?? 'python3',
+    sameError: flag('same-error'),
+    retries: number('--retries', text('retries'), 1, true),
+    matchQuotedSource: flag('match-quoted-source'),
+    sandbox: !flag('no-sandbox'),
+    forceJobs: flag('force-jobs'),
+    stdin: text('stdin'),
+    keepFreeze: flag('keep-freeze'),
+    preload: !flag('no-preload'),
+    report: text('report'),
+    trace: text('trace'),
+    adaptiveTimeout: !flag('no-adaptive-timeout'),
+    learnTimeout: !flag('no-learned-timeout'),
+    memoryLimit: memoryLimit(text('memory-limit'), flag('no-memory-limit')),
+    lookahead: !flag('no-lookahead'),
+    speculate: !flag('no-speculation'),
+    stuckDetection: !flag('no-stuck-detection'),
+    cpuAffinity: !flag('no-cpu-affinity'),
+    prefork: flag('no-prefork') ? false : undefined,
     engine: {
-      referenceOnly: Boolean(values['reference-rewrites']),
-      forget: Boolean(values['no-memory']),
-      canonicalizeEveryRound: Boolean(values['canonicalize-every-round']),
-      freshPhases: Boolean(values['fresh-phases']),
-      uniformPriors: Boolean(values['uniform-priors']),
-      forgetHangs: Boolean(values['no-hang-memory']),
+      referenceOnly: flag('reference-rewrites'),
+      forget: flag('no-memory'),
+      canonicalizeEveryRound: flag('canonicalize-every-round'),
+      freshPhases: flag('fresh-phases'),
+      uniformPriors: flag('uniform-priors'),
+      forgetHangs: flag('no-hang-memory'),
     },
-    quiet: Boolean(values.quiet),
+    quiet: flag('quiet'),
   };
 }
 

@@ -1,0 +1,193 @@
+// The command's options, declared once: the argument parser, `--help` and the options
+// table of README.md are made from this table (test/options.test.js checks README;
+// `node scripts/options-table.mjs --write` rewrites it).
+
+/**
+ * @typedef {object} OptionSpec
+ * @property {string} name the long name, without `--`
+ * @property {string} [short] a one-letter alias
+ * @property {string} [value] what the option takes, as `--help` shows it (none: a switch)
+ * @property {string} help one line, in Markdown (`code` loses its backticks in `--help`)
+ */
+
+/** @type {readonly OptionSpec[]} */
+export const OPTION_SPECS = [
+  {
+    name: 'err-msg',
+    value: 'MSG',
+    help: "the failure signature, found case-sensitively in the program's own output; required, never empty",
+  },
+  {
+    name: 'output',
+    short: 'o',
+    value: 'FILE',
+    help: 'the result, replaced atomically each time a smaller candidate reproduces, so it always holds a program that reproduced',
+  },
+  {
+    name: 'backend',
+    value: 'NAME',
+    help: '`runner` (default): warm forked Python workers, one per job; `subproc`: a fresh `python3 FILE` per candidate',
+  },
+  { name: 'timeout', value: 'SEC', help: 'per-candidate limit (default 60); a timeout is never interesting' },
+  {
+    name: 'jobs',
+    short: 'j',
+    value: 'N',
+    help: 'N candidates at once (default 1), with verdicts counted in proposal order so the search is the one `-j 1` runs',
+  },
+  {
+    name: 'same-error',
+    help: "a candidate must also end with the original's exception type, or its signal, or (with neither) its exit status",
+  },
+  {
+    name: 'retries',
+    value: 'N',
+    help: 'run a candidate that does not reproduce up to N times in all before it counts as not reproducing (default 1)',
+  },
+  {
+    name: 'match-quoted-source',
+    help: "count MSG in source lines that Python quotes (traceback frames, a `SyntaxError`'s line, a warning's line) too",
+  },
+  {
+    name: 'stdin',
+    value: 'FILE',
+    help: "feed FILE to every run's standard input, the final check's too (by default runs read an empty input)",
+  },
+  { name: 'force-jobs', help: 'allow `-j` above 4 times the CPUs this process may use (refused otherwise)' },
+  {
+    name: 'no-sandbox',
+    help: 'run candidates unisolated (by default each sees the file system read-only, with copy-on-write overlays)',
+  },
+  {
+    name: 'python',
+    value: 'PATH',
+    help: 'the interpreter (default `python3`, resolved once to its real path)',
+  },
+  { name: 'no-preload', help: "runner: do not import the program's modules in advance" },
+  {
+    name: 'keep-freeze',
+    help: 'keep freeze markers in the result (by default they go when the result reproduces without them)',
+  },
+  {
+    name: 'report',
+    value: 'FILE',
+    help: 'write JSON with statistics, timings, how the runs ended, the limits used, both failures and every accepted step',
+  },
+  {
+    name: 'trace',
+    value: 'FILE',
+    help: 'write one JSON line per candidate run (phase, rewrites, sites, size, verdict, outcome, milliseconds, runs)',
+  },
+  {
+    name: 'no-adaptive-timeout',
+    help: "give every candidate the full `--timeout` instead of 10× the original's faster run plus 20 ms",
+  },
+  {
+    name: 'no-learned-timeout',
+    help: "keep the original's cap instead of following the reproducing candidates' run times once 8 reproduced",
+  },
+  {
+    name: 'memory-limit',
+    value: 'MIB',
+    help: 'runner, Linux: what each candidate may allocate beyond its worker (default: half the RAM shared by the jobs)',
+  },
+  { name: 'no-memory-limit', help: 'no memory limit for candidates' },
+  {
+    name: 'no-stuck-detection',
+    help: 'runner: let a candidate whose threads all wait with no timeout run to its time limit instead of killing it',
+  },
+  {
+    name: 'no-lookahead',
+    help: 'propose a candidate only when a run slot is free (by default the next one is proposed while others run)',
+  },
+  {
+    name: 'no-speculation',
+    help: "`-j N`: leave free slots idle while a success or a phase's end waits on earlier candidates",
+  },
+  {
+    name: 'no-prefork',
+    help: "runner: fork and compile each candidate's process only when it is due, not while the one before runs",
+  },
+  {
+    name: 'no-cpu-affinity',
+    help: 'runner, `-j N`: let every job use every CPU instead of keeping to its own share',
+  },
+  {
+    name: 'no-hang-memory',
+    help: 'let later rounds try a rewrite whose candidate alone hung in groups again, as plain PDD does (comparisons)',
+  },
+  { name: 'reference-rewrites', help: 'only the rewrites of `python -m tilelang.autodd` (comparisons)' },
+  {
+    name: 'no-memory',
+    help: "restart the search's probabilities after every accepted candidate, as plain PDD does (comparisons)",
+  },
+  {
+    name: 'canonicalize-every-round',
+    help: 'add `*args`/`**kwargs` to every def in every round, as the reference does (comparisons)',
+  },
+  {
+    name: 'fresh-phases',
+    help: "start each phase's search afresh instead of from what the round's earlier phases learned (comparisons)",
+  },
+  {
+    name: 'uniform-priors',
+    help: 'start every site at probability 0.93, as plain PDD does (comparisons)',
+  },
+  { name: 'quiet', help: 'only errors and warnings' },
+  { name: 'help', short: 'h', help: 'show the help' },
+  { name: 'version', short: 'V', help: 'show the version' },
+];
+
+/**
+ * The options in the form `util.parseArgs` takes.
+ * @returns {Record<string, { type: 'string' | 'boolean', short?: string }>}
+ */
+export function parseArgsOptions() {
+  return Object.fromEntries(
+    OPTION_SPECS.map((o) => [
+      o.name,
+      { type: o.value ? 'string' : 'boolean', ...(o.short ? { short: o.short } : {}) },
+    ]),
+  );
+}
+
+/** @param {OptionSpec} o `-o, --output FILE` */
+function spelling(o) {
+  return `${o.short ? `-${o.short}, ` : ''}--${o.name}${o.value ? ` ${o.value}` : ''}`;
+}
+
+/**
+ * The options part of `--help`: each option and its line, wrapped at 80 columns.
+ * @returns {string}
+ */
+export function helpText() {
+  const column = 24;
+  return OPTION_SPECS.map((o) => {
+    const head = `  ${spelling(o)}`;
+    const words = o.help.replaceAll('`', '').split(' ');
+    /** @type {string[]} */
+    const lines = [];
+    let line = '';
+    for (const word of words) {
+      if (line && column + line.length + 1 + word.length > 80) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = line ? `${line} ${word}` : word;
+      }
+    }
+    lines.push(line);
+    const first =
+      head.length < column - 1 ? head.padEnd(column) + lines[0] : `${head}\n${' '.repeat(column)}${lines[0]}`;
+    return [first, ...lines.slice(1).map((l) => ' '.repeat(column) + l)].join('\n');
+  }).join('\n');
+}
+
+/**
+ * README's options table (between `<!-- options:start -->` and `<!-- options:end -->`).
+ * @returns {string}
+ */
+export function markdownTable() {
+  const rows = OPTION_SPECS.map((o) => `| \`${spelling(o)}\` | ${o.help} |`);
+  return ['| option | meaning |', '| --- | --- |', ...rows].join('\n');
+}
