@@ -42,6 +42,9 @@ build() {
   echo "build-wasm: building $target into $out"
   wasm-pack --quiet build crates/autodd-wasm --release --target "$target" \
     --out-dir "$root/$out" --out-name autodd_wasm
+  # wasm-pack writes a .gitignore of `*` into the package, which npm also obeys: the
+  # engine would be left out of `npm pack`. The repository's .gitignore covers it.
+  rm -f "$root/$out/.gitignore"
 }
 
 scripts/setup-toolchain.sh
