@@ -103,6 +103,22 @@ os.chmod(here, 0o555)
 raise RuntimeError("cleanup finished badly")
 `,
   },
+  // A bounded fork bomb: 40 processes that each write a file and sleep; with the
+  // program's own limit they stop there, and all of them must die with the run.
+  'forks.py': {
+    msg: 'spawned too many workers',
+    source: `import os, time
+spawned = 0
+for i in range(40):
+    if os.fork() == 0:
+        with open(f"worker-{i}.txt", "w") as f:
+            f.write(str(i))
+        time.sleep(30)
+        os._exit(0)
+    spawned += 1
+raise RuntimeError(f"spawned too many workers: {spawned}")
+`,
+  },
 };
 
 describe('candidates cannot touch the user files', { skip: skipIsolated }, () => {
@@ -128,6 +144,8 @@ describe('candidates cannot touch the user files', { skip: skipIsolated }, () =>
           // The detached child of the original would write half a second in.
           await new Promise((resolve) => setTimeout(resolve, 500));
           assert.deepEqual(snapshot(parent), before, r.stderr);
+          await waitFor(() => processesWithMark(r.mark).length === 0, 3000).catch(() => {});
+          assert.deepEqual(processesWithMark(r.mark), [], 'every process a run started is gone');
         });
       }
     }
