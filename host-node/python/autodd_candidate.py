@@ -1,0 +1,213 @@
+"""The candidate's side: the process forked for one candidate runs its program as
+`python3 PROGRAM` would (see `execute`), isolated when asked (see autodd_sandbox).
+Its settings are set once by the worker's "init" (see autodd_worker.main) before
+the first fork."""
+
+import atexit
+import os
+import resource
+import signal
+import sys
+import types
+import warnings
+
+import autodd_sandbox
+
+
+# Compiled once before the first fork: a little of everything a program holds.
+WARM_UP = '''
+import os
+from typing import Any
+@decorator
+class C(Base, metaclass=M):
+    x: int = 1
+    def f(self, a, *args, b=2, **kw) -> Any:
+        global g
+        with open(a) as h, ctx() as (p, q):
+            for i in range(10):
+                if i % 2 and not a or b is None:
+                    continue
+                elif i:
+                    break
+            while True:
+                try:
+                    yield from [x ** 2 for x in {k: v for k, v in kw.items()} if x]
+                except (ValueError, KeyError) as e:
+                    raise RuntimeError(f"{e!r:>10} {a[1:2]}") from e
+                finally:
+                    del a
+        return lambda y, /, z=3: (y, *args, {**kw}, -z, ~z)
+async def h():
+    async with c:
+        await x
+    match v:
+        case [1, *rest] | [*rest, 2] if rest:
+            pass
+        case Point(x=0):
+            pass
+'''
+
+# The RLIMIT_DATA every candidate gets, (soft, hard) (see limit_data); None: no limit.
+DATA_LIMIT = None
+
+# The largest source the next candidate's process compiles ahead (see Zygote).
+AHEAD_BYTES = 65536
+
+# The isolation config (see autodd_sandbox), or None to run candidates unisolated;
+# set by "init". ISOLATED: this process has already isolated itself (a process
+# forked ahead does it while it waits).
+SANDBOX = None
+
+ISOLATED = False
+
+# A file fed to each candidate's standard input ("stdin" in "init"), else none.
+STDIN = None
+
+
+def exit_status(exc):
+    """The exit status Python itself gives an uncaught SystemExit."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except Exception:
+        pass
+    return 1
+
+
+def execute(path, ahead=None):
+    """Runs the program at `path` as `__main__`, like `python3 path`; returns its exit
+    status, and whether it ran `ahead`: what `compile_ahead` made of the program
+    expected here, used only if it is this very file, byte for byte."""
+    import builtins
+
+    # Isolated, the candidate runs from the program's own path (see autodd_sandbox).
+    run_as = run_path(path)
+    sys.argv[:] = [run_as]
+    sys.path[0] = os.path.dirname(run_as)
+    main = types.ModuleType("__main__")
+    main.__file__ = run_as
+    main.__cached__ = None
+    main.__builtins__ = builtins
+    sys.modules["__main__"] = main
+    used = False
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+        if SANDBOX is not None:
+            autodd_sandbox.place(SANDBOX, source)
+        used = ahead is not None and ahead[0] == path and ahead[1] == source
+        if used:
+            code = ahead[2]
+        else:
+            code = compile(source, run_as, "exec", dont_inherit=True)
+        exec(code, main.__dict__)
+        status = 0
+    except SystemExit as exc:
+        status = exit_status(exc)
+    except BaseException as exc:
+        tb = exc.__traceback__
+        # Hide this module's frames so the traceback reads like a plain run's.
+        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+            tb = tb.tb_next
+        # The default hook prints exc.__traceback__, whatever tb it is given.
+        exc.__traceback__ = tb
+        sys.excepthook(type(exc), exc, tb)
+        status = 1
+        if isinstance(exc, KeyboardInterrupt):
+            status = 128 + signal.SIGINT
+    return finalize(status), used
+
+
+def run_path(path):
+    """The path a candidate read from `path` runs as."""
+    return (SANDBOX or {}).get("runAs") or path
+
+
+def isolate():
+    """Isolates this process (a candidate's) once, if candidates are isolated."""
+    global ISOLATED
+    if SANDBOX is not None and not ISOLATED:
+        autodd_sandbox.isolate(SANDBOX)
+        ISOLATED = True
+
+
+def finalize(status):
+    """What interpreter shutdown does: wait for threads, run atexit, flush."""
+    threading = sys.modules.get("threading")
+    try:
+        if threading is not None:
+            threading._shutdown()
+    except BaseException:
+        pass
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            if stream is sys.stdout:
+                status = 120
+    return status
+
+
+def child(path, out_w, err_w, done_w, closing, ahead=None):
+    status = 70
+    try:
+        os.setpgid(0, 0)
+        if DATA_LIMIT is not None:
+            resource.setrlimit(resource.RLIMIT_DATA, DATA_LIMIT)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        for fd in [*closing, out_w, err_w]:
+            if fd > 2:
+                os.close(fd)
+        if STDIN is not None:
+            fd = os.open(STDIN, os.O_RDONLY)
+            os.dup2(fd, 0)
+            os.close(fd)
+            sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the candidate's stdin
+        try:
+            isolate()
+        except OSError as exc:
+            os.write(2, b"autodd: cannot isolate the candidate: %s\n" % str(exc).encode())
+            raise
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        status, used = execute(path, ahead)
+        # Its output is all in the pipes now: say so, with the exit status, before
+        # the process is torn down (a few tenths of a millisecond the verdict need
+        # not wait for). The pid tells this process from a fork of the candidate's;
+        # a third field says it ran code compiled ahead.
+        os.write(done_w, b"%d %d%s\n" % (os.getpid(), status, b" ahead" if used else b""))
+    finally:
+        os._exit(status)
+
+
+def warm_up():
+    """Compiles WARM_UP (or, on a Python without `match`, a bare statement)."""
+    try:
+        compile(WARM_UP, "<autodd warm-up>", "exec", dont_inherit=True)
+    except SyntaxError:
+        compile("pass", "<autodd warm-up>", "exec", dont_inherit=True)
+
+
+def compile_ahead(message):
+    """(path, source, code) for a "c" request's "PATH\0SOURCE": the source compiled as
+    `execute` would compile it. None where compiling here could differ from compiling
+    in the run: it failed, or it warned (a SyntaxWarning must reach the candidate's
+    own stderr, where the needle may be)."""
+    path, _, source = message.partition(b"\0")
+    path = os.fsdecode(path)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            code = compile(source, run_path(path), "exec", dont_inherit=True)
+    except BaseException:
+        return None
+    return None if caught else (path, source, code)

@@ -1,0 +1,424 @@
+"""Starting candidates: a fork of the worker (`Forks`) or, on Linux, of a zygote
+forked once from the warm worker (`Zygote`), which can fork each candidate ahead of
+its request and kills what candidates leave behind."""
+
+import errno
+import os
+import signal
+import socket
+import sys
+import time
+
+import autodd_sandbox
+from autodd_candidate import AHEAD_BYTES, child, compile_ahead, isolate, warm_up
+
+
+# Pauses between attempts at a fork that failed for want of resources (see spawn).
+FORK_RETRY_SECONDS = (0.01, 0.03, 0.1, 0.2)
+
+# Whether the zygote forks each candidate ahead of its request (see Zygote).
+PREFORK = False
+
+# Without pidfd support, how often to look whether the child has exited.
+POLL_SECONDS = 0.05
+
+
+def kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def spawn(forker, path, out_w, err_w, done_w, closing):
+    """Starts a candidate (see Forks.spawn). A fork that fails for want of processes
+    or memory (EAGAIN, ENOMEM) is tried again a few times over about 0.3 s: with
+    other programs starting and ending, such a shortage is often over at once, and
+    a candidate that could not start must not pass for a broken one."""
+    for delay in FORK_RETRY_SECONDS:
+        try:
+            return forker.spawn(path, out_w, err_w, done_w, closing)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.ENOMEM):
+                raise
+        time.sleep(delay)
+    return forker.spawn(path, out_w, err_w, done_w, closing)
+
+
+class Forks:
+    """Starts each candidate as a fork of this process (where Zygote cannot run)."""
+
+    def __init__(self, control):
+        self.control = control
+
+    def prepare(self, path, source):
+        """Nothing is forked ahead here."""
+
+    def spawn(self, path, out_w, err_w, done_w, closing):
+        """Forks a child running `path` with its output on the given pipes; its pid."""
+        # The children that exited since, whose status nobody asked for (a status is
+        # asked for before the next fork, so none is lost here).
+        reap_all()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        pid = os.fork()
+        if pid == 0:
+            fds = [self.control.fd_in, self.control.fd_out]
+            child(path, out_w, err_w, done_w, closing + fds)
+        try:
+            # Also set here, so the group exists before the host hears of the pid.
+            os.setpgid(pid, pid)
+        except OSError:
+            pass
+        return pid
+
+    def watch(self, pid):
+        """What to register with the selector to learn that `pid` exited: (fd, data)
+        pairs, and how often to look when there is nothing to register."""
+        if hasattr(os, "pidfd_open"):
+            try:
+                return [(os.pidfd_open(pid), "exit")], None
+            except OSError:
+                pass
+        return [], POLL_SECONDS
+
+    def exited(self, pid):
+        """The fd from `watch` says `pid` exited."""
+
+    def status(self, pid):
+        """The wait status of `pid` if it has exited (then it is reaped), else None."""
+        wpid, wstatus = os.waitpid(pid, os.WNOHANG)
+        return wstatus if wpid == pid else None
+
+    def leave(self, pid):
+        """`pid` said it is done and is exiting, or was cancelled: its status is not
+        wanted (it is reaped before the next fork)."""
+
+
+class Zygote:
+    """Starts each candidate as a fork of a helper process, itself forked once from
+    the warm worker: the zygote does nothing but fork, so the pages it writes between
+    forks are few. A process that forked shares all its memory copy-on-write with
+    the child, and the worker, busy with the protocol and the candidate's output
+    while the child runs, wrote to about 200 of those pages per candidate, each a
+    page fault and a copy: about 0.4 ms of CPU per candidate, beside the child's run
+    on a second core, or competing with it.
+
+    Requests and answers, one datagram each:
+      worker  "f PATH" with the child's three pipe ends (SCM_RIGHTS)
+      zygote  "p PID" (forked) or "e ERRNO MESSAGE" (could not fork)
+      worker  "w PID", once the child has exited without saying it was done
+      zygote  "x PID STATUS"
+      worker  "c PATH\0SOURCE", the program expected next (no answer)
+
+    With "prefork" (for a job with a CPU to spare: the host asks for it), the zygote
+    forks the next candidate's process as soon as it has handed the current one its
+    request, and that process compiles the warm-up program while it waits for its
+    own (see prefork). The fork, and the page faults of a first compile in a fresh
+    fork (the interpreter's code mapped in, the compiler's pages copied), then run
+    beside the current candidate instead of between a request and its run. So does
+    compiling the next candidate itself, a fifth of a run or more, when the host
+    knows it ahead ("c": the engine proposes it while the current one runs); that
+    process uses the compiled code only for a file with the very source it compiled,
+    so a guess gone stale costs only the compile. On a
+    job's only CPU the same work competes with the candidate: forking ahead there,
+    or in the pause between two candidates, made -j 2 on 2 cores 5 to 25% slower.
+
+    The worker learns of an exit from a pidfd, so the zygote is woken only by
+    requests: it reaps the children nobody asked about before each fork. Linux only.
+    Should the zygote die, candidates are forked from the worker again (`Forks`).
+    """
+
+    def __init__(self, control):
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                self.sock.close()
+                os.close(control.fd_in)
+                os.close(control.fd_out)
+                serve(theirs)
+            finally:
+                os._exit(0)
+        theirs.close()
+        self.fallback = Forks(control)
+        self.dead = False
+        # The children it started, still running or not yet asked about; those whose
+        # pidfd said they exited.
+        self.mine = set()
+        self.gone = set()
+
+    @staticmethod
+    def available():
+        return (
+            sys.platform.startswith("linux")
+            and hasattr(socket, "send_fds")
+            and hasattr(os, "pidfd_open")
+        )
+
+    def ask(self, request, fds=()):
+        """Sends a request and returns the answer; None once the zygote is gone."""
+        if not self.dead:
+            try:
+                socket.send_fds(self.sock, [request], list(fds))
+                answer = self.sock.recv(256)
+                if answer:
+                    return answer
+            except OSError:
+                pass
+            self.dead = True
+            self.sock.close()
+        return None
+
+    def prepare(self, path, source):
+        """Passes the program expected next to the next candidate's process, which
+        compiles it meanwhile (with PREFORK; see prefork). Unanswered; dropped if the
+        zygote cannot take it."""
+        if not self.dead and len(source) <= AHEAD_BYTES:
+            try:
+                self.sock.send(b"c " + os.fsencode(path) + b"\0" + source)
+            except OSError:
+                pass  # a dead zygote shows at the next request
+
+    def spawn(self, path, out_w, err_w, done_w, closing):
+        answer = self.ask(b"f " + os.fsencode(path), [out_w, err_w, done_w])
+        if answer is None:
+            return self.fallback.spawn(path, out_w, err_w, done_w, closing)
+        kind, _, rest = answer.partition(b" ")
+        if kind != b"p":
+            code, _, why = rest.partition(b" ")
+            raise ForkFailed(int(code), why.decode("utf-8", "replace"))
+        pid = int(rest)
+        self.mine.add(pid)
+        return pid
+
+    def watch(self, pid):
+        if pid not in self.mine:
+            return self.fallback.watch(pid)
+        # Not ours to wait for, but its exit still shows on a pidfd.
+        return [(os.pidfd_open(pid), "exit")], None
+
+    def exited(self, pid):
+        if pid in self.mine:
+            self.gone.add(pid)
+
+    def status(self, pid):
+        if pid not in self.mine:
+            return self.fallback.status(pid)
+        if pid not in self.gone:
+            return None
+        self.mine.discard(pid)
+        self.gone.discard(pid)
+        answer = self.ask(b"w %d" % pid)
+        if answer is None:
+            return signal.SIGKILL  # how it ended went with the zygote
+        return int(answer.split()[2])
+
+    def leave(self, pid):
+        # Reaped by the zygote (or the worker) before the next fork.
+        self.mine.discard(pid)
+        self.gone.discard(pid)
+
+
+class ForkFailed(OSError):
+    """The zygote could not fork."""
+
+
+def refuse(sock, exc):
+    """Answers an "f" request the zygote could not serve: "e ERRNO MESSAGE"."""
+    why = (exc.strerror or str(exc)).encode()
+    sock.send(b"e %d %s" % (exc.errno or 0, why))
+
+
+def prefork(sock, closing=()):
+    """Forks the process of the next candidate ahead of its request (see Zygote):
+    it compiles the warm-up program, and the program expected next as "c" requests
+    bring it (the latest one counts), then waits on a socket of its own for the path
+    and the three fds of an "f" request, and runs it as `child` does. Returns its
+    pid and that socket; closing the socket unrequested makes it exit. The child
+    closes `closing` (fds the zygote holds for another process) at once."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ours.close()
+            sock.close()
+            for fd in closing:
+                os.close(fd)
+            os.setpgid(0, 0)
+            warm_up()
+            try:
+                isolate()  # ahead too; a failure shows in the candidate's run
+            except OSError:
+                pass
+            ahead = None
+            while True:
+                message, fds, _, _ = socket.recv_fds(theirs, AHEAD_BYTES + 8192, 3)
+                if fds or not message:
+                    break
+                ahead = compile_ahead(message)
+            if message and len(fds) == 3:
+                out_w, err_w, done_w = fds
+                child(os.fsdecode(message), out_w, err_w, done_w, [theirs.fileno()], ahead)
+        finally:
+            os._exit(0)
+    theirs.close()
+    try:
+        os.setpgid(pid, pid)
+    except OSError:
+        pass
+    return pid, ours
+
+
+def serve(sock):
+    """The zygote's loop: a fork per "f" request, a wait per "w" request, and "c"
+    requests passed on to the next candidate's process (see Zygote)."""
+    # A candidate's descendants that outlive it (a child in a session of its own is
+    # not in the group a candidate is killed with) become the zygote's children: it
+    # kills them before each fork, and all that is left when it goes.
+    adopt_orphans()
+    forked = set()
+    try:
+        serve_requests(sock, forked)
+    finally:
+        kill_children(set())
+
+
+def serve_requests(sock, forked):
+    spare = None  # with PREFORK: (pid, socket) of the next candidate's process
+    while True:
+        message, fds, _, _ = socket.recv_fds(sock, AHEAD_BYTES + 8192, 3)
+        kind, _, rest = message.partition(b" ")
+        if kind == b"c":
+            for fd in fds:
+                os.close(fd)
+            if spare is not None:
+                try:
+                    spare[1].send(rest)
+                except OSError:
+                    pass  # it died waiting, or the source is too large: not compiled ahead
+            continue
+        if kind == b"w":
+            for fd in fds:
+                os.close(fd)
+            pid = int(rest)
+            try:
+                _, status = os.waitpid(pid, 0)
+            except ChildProcessError:
+                status = signal.SIGKILL
+            forked.discard(pid)
+            sock.send(b"x %d %d" % (pid, status))
+            continue
+        # The children that exited since, whose status nobody asked for (a status
+        # is asked for before the next fork, so none is lost here).
+        forked.difference_update(reap_all())
+        if not message:
+            return
+        forked.difference_update(kill_children(forked | ({spare[0]} if spare else set())))
+        if kind != b"f" or len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            sock.send(b"e %d bad request" % errno.EINVAL)
+            continue
+        if PREFORK:
+            # The spare, or if it is gone (it died waiting), a process forked now.
+            pid, failure = None, None
+            for _ in range(2):
+                try:
+                    pid, ours = spare or prefork(sock, fds)
+                    spare = None
+                    try:
+                        socket.send_fds(ours, [rest], fds)
+                    finally:
+                        ours.close()
+                    break
+                except OSError as exc:
+                    pid, spare, failure = None, None, exc
+            if pid is None:
+                refuse(sock, failure)
+            else:
+                forked.add(pid)
+                sock.send(b"p %d" % pid)
+            for fd in fds:
+                os.close(fd)
+            if pid is not None:
+                try:
+                    spare = prefork(sock)
+                except OSError:
+                    pass  # the next one is forked on request
+            continue
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            pid = None
+            refuse(sock, exc)
+        if pid == 0:
+            out_w, err_w, done_w = fds
+            child(os.fsdecode(rest), out_w, err_w, done_w, [sock.fileno()])
+        if pid is not None:
+            forked.add(pid)
+            try:
+                os.setpgid(pid, pid)
+            except OSError:
+                pass
+            sock.send(b"p %d" % pid)
+        for fd in fds:
+            os.close(fd)
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+# How long the zygote, going away, keeps killing what its candidates left.
+SWEEP_SECONDS = 2.0
+
+
+def adopt_orphans():
+    """Makes this process the one orphaned descendants are given to (Linux)."""
+    try:
+        autodd_sandbox.libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def children():
+    """This process's children (Linux; none elsewhere)."""
+    try:
+        with open(f"/proc/self/task/{os.getpid()}/children") as f:
+            return {int(pid) for pid in f.read().split()}
+    except (OSError, ValueError):
+        return set()
+
+
+def kill_children(keep):
+    """Kills every child but `keep`, with its group. With nothing to keep (the zygote
+    is going), goes on until none is left: killing one hands its own children over.
+    Returns the children reaped meanwhile."""
+    deadline = time.monotonic() + SWEEP_SECONDS
+    reaped = []
+    while True:
+        strays = children() - keep
+        for pid in strays:
+            kill_group(pid)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        reaped += reap_all()
+        if keep or not strays or time.monotonic() > deadline:
+            return reaped
+        time.sleep(0.005)
+
+
+def reap_all():
+    """Reaps every child that has exited, without waiting; returns their pids."""
+    reaped = []
+    while True:
+        try:
+            pid = os.waitpid(-1, os.WNOHANG)[0]
+        except ChildProcessError:
+            return reaped
+        if pid == 0:
+            return reaped
+        reaped.append(pid)
