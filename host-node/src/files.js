@@ -92,6 +92,80 @@ export function sameFile(a, b) {
   }
 }
 
+/**
+ * OUTPUT during a reduction: each smaller program accepted is written in the
+ * background (a write, about 0.75 ms synced, must not hold up the next candidates).
+ * Writes go one after another; a program accepted while one waits replaces it (only
+ * the newest is written). Without a path, nothing is written.
+ */
+export class OutputWriter {
+  /** @param {string | undefined} file */
+  constructor(file) {
+    this.file = file;
+    /** The program OUTPUT holds. */
+    this.written = '';
+    /** @type {string | undefined} the newest program accepted, until a write takes it */
+    this.queued = undefined;
+    this.writes = Promise.resolve();
+    /** @type {{ error: unknown } | undefined} */
+    this.failed = undefined;
+  }
+
+  /**
+   * Writes the original, before the reduction.
+   * @param {string} text
+   */
+  async start(text) {
+    if (this.file) await writeAtomic(this.file, text);
+    this.written = text;
+  }
+
+  /**
+   * Queues `best` (only a smaller program replaces OUTPUT: a canonicalizing step may
+   * grow it); rethrows a write that failed.
+   * @param {string} best
+   */
+  keep(best) {
+    if (this.failed) throw this.failed.error;
+    const waiting = this.queued !== undefined;
+    this.queued = best;
+    if (!waiting) {
+      this.writes = this.writes
+        .then(async () => {
+          const next = /** @type {string} */ (this.queued);
+          this.queued = undefined;
+          if (this.file && Buffer.byteLength(next) < Buffer.byteLength(this.written)) {
+            await writeAtomic(this.file, next);
+            this.written = next;
+          }
+        })
+        .catch((error) => {
+          this.failed ??= { error };
+        });
+    }
+  }
+
+  /** Resolves once the writes under way are done (never rejects). */
+  idle() {
+    return this.writes;
+  }
+
+  /** Waits for the writes under way; rethrows a failed one. */
+  async settle() {
+    await this.writes;
+    if (this.failed) throw this.failed.error;
+  }
+
+  /**
+   * Writes `text` now, if OUTPUT does not hold it already.
+   * @param {string} text
+   */
+  async write(text) {
+    if (this.file && text !== this.written) await writeAtomic(this.file, text);
+    this.written = text;
+  }
+}
+
 let tempCounter = 0;
 
 /**

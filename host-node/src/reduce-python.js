@@ -9,11 +9,11 @@ import path from 'node:path';
 import { BACKENDS, createBackend } from './backends/index.js';
 import { SubprocBackend } from './backends/subproc.js';
 import { loadEngine } from './engine.js';
-import { failureKind } from './backends/result.js';
 import { AutoddError, fromEngine } from './errors.js';
-import { checkOutput, readSource, writeAtomic } from './files.js';
+import { checkOutput, OutputWriter, readSource } from './files.js';
 import { Workspace } from './python.js';
 import { checkJobs, createReducer, drive } from './reduce.js';
+import { failureInfo, likelyCauses, notReproduced, Oracle, ran } from './verdict.js';
 
 /** Candidates may run this many times longer than the original did... */
 const ADAPTIVE_FACTOR = 10;
@@ -79,60 +79,11 @@ const MIB = 1024 * 1024;
  */
 export async function reducePython(options) {
   const t0 = performance.now();
-  const { errMsg, output, signal, onProgress, onPhase } = options;
-  if (typeof errMsg !== 'string' || errMsg === '') {
-    // An empty message occurs in every output: everything would reduce to nothing.
-    throw new AutoddError('usage', 'the error message must not be empty');
-  }
-  const backendName = options.backend ?? 'runner';
-  if (!BACKENDS.includes(backendName)) {
-    throw new AutoddError('usage', `unknown backend '${backendName}' (use ${BACKENDS.join(' or ')})`);
-  }
-  const timeout = options.timeout ?? 60;
-  if (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)) {
-    throw new AutoddError('usage', `the timeout must be a positive number of seconds, not ${timeout}`);
-  }
-  const jobs = checkJobs(options.jobs);
-  const jobCap = 4 * os.availableParallelism();
-  if (jobs > jobCap && !options.forceJobs) {
-    throw new AutoddError(
-      'usage',
-      `${jobs} jobs is more than 4 times the ${os.availableParallelism()} CPUs this process may use (${jobCap}); ` +
-        'force it with --force-jobs (forceJobs)',
-    );
-  }
-  if (options.stdin !== undefined) checkStdin(options.stdin);
-  const retries = options.retries ?? 1;
-  if (!Number.isInteger(retries) || retries < 1) {
-    throw new AutoddError(
-      'usage',
-      `retries must be a whole number of runs, at least 1, not ${String(retries)}`,
-    );
-  }
-  const sameError = options.sameError === true;
-  let matchQuoted = options.matchQuotedSource === true;
-  /** @type {string | undefined} the original's failureKind, once checked */
-  let originalKind;
-  /**
-   * Whether a run reproduces: MSG in its own output (or anywhere, when quoted source
-   * lines count), and with `sameError` the original's kind of failure.
-   * @param {RunResult} run
-   */
-  const reproduces = (run) =>
-    (matchQuoted ? run.foundAnywhere : run.found) && (!sameError || failureKind(run) === originalKind);
-  if (backendName === 'subproc' && options.memoryLimit !== undefined && options.memoryLimit !== false) {
-    throw new AutoddError('usage', 'the memory limit needs the runner backend');
-  }
-  // The subproc backend has no way to limit memory (the default is then no limit).
-  const memoryLimit =
-    backendName === 'runner' ? memoryAllowance(options.memoryLimit, jobs, errMsg) : undefined;
-  // Forking ahead uses a CPU beside the candidate's: only where each job has two.
-  const prefork = backendName === 'runner' && (options.prefork ?? os.availableParallelism() >= 2 * jobs);
-  if ((options.file === undefined) === (options.source === undefined)) {
-    throw new AutoddError('usage', 'give exactly one of file and source');
-  }
-  const source = options.file !== undefined ? readSource(options.file) : String(options.source);
-  if (output) checkOutput(output, options.file);
+  const { output, signal, onProgress, onPhase } = options;
+  const { errMsg, backendName, timeout, jobs, retries, sameError, memoryLimit, prefork, source } =
+    settingsOf(options);
+  const oracle = new Oracle({ errMsg, matchQuoted: options.matchQuotedSource === true, sameError });
+  const reproduces = (/** @type {RunResult} */ run) => oracle.reproduces(run);
 
   /** @type {string[]} */
   const warnings = [];
@@ -211,7 +162,7 @@ export async function reducePython(options) {
       failure,
       finalCheck,
       isolated: workspaceIsolated,
-      matchQuotedSource: matchQuoted,
+      matchQuotedSource: oracle.matchQuoted,
       retries: retried,
       timings,
       warnings,
@@ -368,21 +319,14 @@ export async function reducePython(options) {
           checks.push(await backend.run(original, { signal }));
         }
         if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
-        const shown = checks.filter((r) => r.foundAnywhere);
-        if (shown.length === 0) {
+        const judged = oracle.judgeOriginal(checks, retries, warn);
+        if (!judged) {
           const last = checks[checks.length - 1];
-          const output = `${last.stdoutTail}\n${last.stderrTail}`;
-          /** @type {string[]} what may have kept it from reproducing here */
-          const hints = [];
-          if (!workspace.stdin && (/\bEOFError\b/.test(output) || /\binput\(|sys\.stdin/.test(source))) {
-            hints.push('it may read its standard input, which is empty here: give one with --stdin FILE');
-          }
-          if (backendName === 'runner' && options.preload !== false) {
-            hints.push('the runner imports its modules once, ahead: try --no-preload or --backend subproc');
-          }
-          if (workspace.isolated && /Read-only file system|EROFS/.test(output)) {
-            hints.push('it writes outside the folders a run may write to: see --no-sandbox');
-          }
+          const hints = likelyCauses(last, source, {
+            stdin: Boolean(workspace.stdin),
+            preloaded: backendName === 'runner' && options.preload !== false,
+            isolated: workspace.isolated,
+          });
           throw notReproduced(
             errMsg,
             checks,
@@ -393,25 +337,8 @@ export async function reducePython(options) {
             hints,
           );
         }
-        if (!matchQuoted && !shown.some((r) => r.found)) {
-          // The user chose a fragment of a quoted code line as MSG: only plain matching
-          // can reproduce that.
-          matchQuoted = true;
-          warn(
-            `${JSON.stringify(errMsg)} is only in source lines that Python quotes in the original's output, ` +
-              'not in what it writes itself; quoted lines count for this run (--match-quoted-source)',
-          );
-        }
-        const good = checks.filter((r) => (matchQuoted ? r.foundAnywhere : r.found));
-        originalKind = failureKind(good[0]);
-        failure.original = failureInfo(good[0], matchQuoted, checks.length, good.length);
-        if (good.length < checks.length) {
-          if (retries === 1) throw flaky(errMsg, checks, good.length);
-          warn(
-            `the original reproduced in ${good.length} of ${checks.length} runs; ` +
-              `each candidate runs up to ${retries} times before it counts as not reproducing`,
-          );
-        }
+        const { good } = judged;
+        failure.original = judged.info;
         if (good[0].exception) {
           // class-to-base would rename the exception the original raises: a result
           // that raises its base instead fails another way.
@@ -431,41 +358,8 @@ export async function reducePython(options) {
         }
         const t1 = performance.now();
         timings.checkMs = t1 - t0;
-        if (output) await writeAtomic(output, original);
-        // OUTPUT is rewritten in the background: a write (about 0.75 ms, synced) must
-        // not hold up the next candidates. Writes go one after another on `writes`; a
-        // best accepted while one waits replaces it (only the newest is written).
-        let written = original;
-        /** @type {string | undefined} the newest best, until a write takes it */
-        let queued;
-        let writes = Promise.resolve();
-        /** @type {{ error: unknown } | undefined} */
-        let writeFailed;
-        const writeQueued = async () => {
-          const best = /** @type {string} */ (queued);
-          queued = undefined;
-          // Only a smaller program replaces OUTPUT: a canonicalizing step may grow it.
-          if (output && Buffer.byteLength(best) < Buffer.byteLength(written)) {
-            await writeAtomic(output, best);
-            written = best;
-          }
-        };
-        /** @param {string} best */
-        const keep = (best) => {
-          if (writeFailed) throw writeFailed.error;
-          const waiting = queued !== undefined;
-          queued = best;
-          if (!waiting) {
-            writes = writes.then(writeQueued).catch((error) => {
-              writeFailed ??= { error };
-            });
-          }
-        };
-        /** Waits for the writes under way; rethrows a failed one. */
-        const settleWrites = async () => {
-          await writes;
-          if (writeFailed) throw writeFailed.error;
-        };
+        const writer = new OutputWriter(output);
+        await writer.start(original);
 
         onPhase?.('reduce');
         const result = await drive(reducer, {
@@ -500,9 +394,9 @@ export async function reducePython(options) {
             // A hang costs the whole time limit: the engine avoids its rewrite later.
             return found || (run.outcome === 'timeout' || run.outcome === 'stuck' ? 'hung' : false);
           },
-          onAccept: output ? (best) => keep(best) : undefined,
-        }).finally(() => writes); // never rejects: failures are kept in writeFailed
-        await settleWrites();
+          onAccept: output ? (best) => writer.keep(best) : undefined,
+        }).finally(() => writer.idle()); // never rejects: a failed write is kept
+        await writer.settle();
         const t2 = performance.now();
         timings.reduceMs = t2 - t1;
         timings.engineMs = result.engineMs;
@@ -511,7 +405,9 @@ export async function reducePython(options) {
           // OUTPUT holds the smallest program accepted so far; the engine's current
           // one may be larger (mid-way through a canonicalizing phase).
           let final =
-            Buffer.byteLength(result.source) <= Buffer.byteLength(written) ? result.source : written;
+            Buffer.byteLength(result.source) <= Buffer.byteLength(writer.written)
+              ? result.source
+              : writer.written;
           // OUTPUT must run on its own even now: the `__freeze__` markers (and the
           // import autodd may have added for them) need autodd's shim, so drop them
           // if one quick fresh run shows the result still reproduces without them.
@@ -522,17 +418,14 @@ export async function reducePython(options) {
             final = bare;
             stripped = true;
           }
-          if (output && final !== written) await writeAtomic(output, final);
+          await writer.write(final);
           return finished(final, { interrupted: true, stripped }, result);
         }
 
         onPhase?.('finish');
         let final = result.source;
         // The engine's result is the smallest interesting program it saw.
-        if (output && final !== written) {
-          written = final;
-          await writeAtomic(output, final);
-        }
+        await writer.write(final);
         let freezeStripped = false;
         if (!options.keepFreeze) {
           const stripped = engineCall(() => engine.stripFreeze(final));
@@ -540,7 +433,7 @@ export async function reducePython(options) {
             if (reproduces((await attempt(stripped, signal)).run)) {
               final = stripped;
               freezeStripped = true;
-              if (output) await writeAtomic(output, final);
+              await writer.write(final);
             } else if (!signal?.aborted) {
               warn('the result does not reproduce without its freeze markers; they are kept');
             }
@@ -563,7 +456,7 @@ export async function reducePython(options) {
         const reproduced = interrupted ? null : confirmed.length > 0;
         if (!interrupted) {
           const shown = confirmed[0] ?? confirms[0];
-          failure.result = failureInfo(shown, matchQuoted, confirms.length, confirmed.length);
+          failure.result = failureInfo(shown, oracle.matchQuoted, confirms.length, confirmed.length);
           if (failure.original && failure.result.kind !== failure.original.kind) {
             warn(
               `the result fails with ${failure.result.kind}, the original with ${failure.original.kind}` +
@@ -584,30 +477,56 @@ export async function reducePython(options) {
 }
 
 /**
- * Whether a run ran to its end (it exited or died of a signal), rather than being
- * killed at a time limit, cancelled, or failing to start.
- * @param {RunResult} run
+ * Checks the options (a usage or input error for a bad one), reads the program, and
+ * gives the settings of the reduction.
+ * @param {PythonReduceOptions} options
  */
-function ran(run) {
-  return run.outcome === 'exited' || run.outcome === 'signaled';
-}
-
-/**
- * @param {RunResult} run one of the runs, the first that reproduced if any did
- * @param {boolean} matchQuoted whether MSG in quoted source lines counted
- * @param {number} runs
- * @param {number} reproduced
- * @returns {FailureInfo}
- */
-function failureInfo(run, matchQuoted, runs, reproduced) {
-  return {
-    kind: failureKind(run),
-    exception: run.exception,
-    msgLine: run.msgLine,
-    ownOutput: run.found || !(matchQuoted && run.foundAnywhere),
-    runs,
-    reproduced,
-  };
+function settingsOf(options) {
+  const { errMsg, output } = options;
+  if (typeof errMsg !== 'string' || errMsg === '') {
+    // An empty message occurs in every output: everything would reduce to nothing.
+    throw new AutoddError('usage', 'the error message must not be empty');
+  }
+  const backendName = options.backend ?? 'runner';
+  if (!BACKENDS.includes(backendName)) {
+    throw new AutoddError('usage', `unknown backend '${backendName}' (use ${BACKENDS.join(' or ')})`);
+  }
+  const timeout = options.timeout ?? 60;
+  if (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)) {
+    throw new AutoddError('usage', `the timeout must be a positive number of seconds, not ${timeout}`);
+  }
+  const jobs = checkJobs(options.jobs);
+  const jobCap = 4 * os.availableParallelism();
+  if (jobs > jobCap && !options.forceJobs) {
+    throw new AutoddError(
+      'usage',
+      `${jobs} jobs is more than 4 times the ${os.availableParallelism()} CPUs this process may use (${jobCap}); ` +
+        'force it with --force-jobs (forceJobs)',
+    );
+  }
+  if (options.stdin !== undefined) checkStdin(options.stdin);
+  const retries = options.retries ?? 1;
+  if (!Number.isInteger(retries) || retries < 1) {
+    throw new AutoddError(
+      'usage',
+      `retries must be a whole number of runs, at least 1, not ${String(retries)}`,
+    );
+  }
+  const sameError = options.sameError === true;
+  if (backendName === 'subproc' && options.memoryLimit !== undefined && options.memoryLimit !== false) {
+    throw new AutoddError('usage', 'the memory limit needs the runner backend');
+  }
+  // The subproc backend has no way to limit memory (the default is then no limit).
+  const memoryLimit =
+    backendName === 'runner' ? memoryAllowance(options.memoryLimit, jobs, errMsg) : undefined;
+  // Forking ahead uses a CPU beside the candidate's: only where each job has two.
+  const prefork = backendName === 'runner' && (options.prefork ?? os.availableParallelism() >= 2 * jobs);
+  if ((options.file === undefined) === (options.source === undefined)) {
+    throw new AutoddError('usage', 'give exactly one of file and source');
+  }
+  const source = options.file !== undefined ? readSource(options.file) : String(options.source);
+  if (output) checkOutput(output, options.file);
+  return { errMsg, backendName, timeout, jobs, retries, sameError, memoryLimit, prefork, source };
 }
 
 /**
@@ -677,75 +596,4 @@ function memoryAllowance(option, jobs, errMsg) {
     );
   }
   return Math.round(option * MIB);
-}
-
-/** @param {string} text the last lines of a stream, indented, for a message */
-function tailLines(text) {
-  return text.trim() === ''
-    ? '  (empty)'
-    : text
-        .trimEnd()
-        .split('\n')
-        .slice(-15)
-        .map((l) => `  ${l}`)
-        .join('\n');
-}
-
-/** @param {RunResult} run */
-function outputOf(run) {
-  return `stdout (last lines):\n${tailLines(run.stdoutTail)}\nstderr (last lines):\n${tailLines(run.stderrTail)}`;
-}
-
-/**
- * @param {string} errMsg
- * @param {RunResult[]} runs the original's runs, none of which showed MSG
- * @param {number} timeout
- * @param {string | undefined} hashSeed
- * @param {number | undefined} memoryLimit bytes, if candidates ran with a limit
- * @param {number} retries
- * @param {string[]} hints likely causes seen by the caller
- */
-function notReproduced(errMsg, runs, timeout, hashSeed, memoryLimit, retries, hints) {
-  const run = runs[runs.length - 1];
-  const how = {
-    exited: `it exited with status ${run.exitCode}`,
-    signaled: `it was killed by ${run.signal}`,
-    timeout: `it did not finish within the ${timeout} s timeout`,
-    stuck: 'it was stuck',
-    cancelled: 'it was cancelled',
-    crashed: `Python failed: ${run.error}`,
-  }[run.outcome];
-  const killed = run.outcome === 'timeout' || run.outcome === 'stuck';
-  const printed = `${run.stdoutTail}\n${run.stderrTail}`.includes(errMsg);
-  const what =
-    killed && printed
-      ? `it printed ${JSON.stringify(errMsg)} but then ${run.outcome === 'stuck' ? 'was stuck' : `did not finish within the ${timeout} s timeout`}, and a run that is killed never counts`
-      : `${JSON.stringify(errMsg)} is not in its output (${how}${runs.length > 1 ? `; ${runs.length} runs` : ''})`;
-  return new AutoddError('not-reproduced', `the original program does not reproduce: ${what}`, {
-    details:
-      `${outputOf(run)}\n` +
-      `(runs use PYTHONHASHSEED=${hashSeed}; a failure that depends on the hash seed may need another: set PYTHONHASHSEED)` +
-      (retries === 1
-        ? '\n(a failure that shows only sometimes needs --retries N: up to N runs of each program)'
-        : '') +
-      hints.map((hint) => `\n(${hint})`).join('') +
-      (memoryLimit !== undefined && run.stderrTail.includes('MemoryError')
-        ? `\n(it ran out of memory under the limit of ${Math.round(memoryLimit / MIB)} MiB per run: raise --memory-limit, or --no-memory-limit)`
-        : ''),
-  });
-}
-
-/**
- * @param {string} errMsg
- * @param {RunResult[]} runs the original's runs
- * @param {number} good how many of them reproduced
- */
-function flaky(errMsg, runs, good) {
-  const failed = runs.find((r) => !r.found && !r.foundAnywhere) ?? runs[runs.length - 1];
-  return new AutoddError(
-    'not-reproduced',
-    `the original program is flaky: ${JSON.stringify(errMsg)} showed in ${good} of its ${runs.length} runs; ` +
-      'give --retries N (for example --retries 5) to run each program up to N times before it counts as not reproducing',
-    { details: `a run that did not reproduce:\n${outputOf(failed)}` },
-  );
 }

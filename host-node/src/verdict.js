@@ -1,0 +1,194 @@
+// What counts as reproducing, in one place: a run shows MSG in its own output (or
+// anywhere, when quoted source lines count), and with `sameError` fails the way the
+// original did. Also how the original's runs are judged before the reduction (the
+// fallback to quoted lines, flakiness) and the messages when it does not reproduce.
+
+import { failureKind } from './backends/result.js';
+import { AutoddError } from './errors.js';
+
+/** @typedef {import('./backends/result.js').RunResult} RunResult */
+/** @typedef {import('../index.js').FailureInfo} FailureInfo */
+
+const MIB = 1024 * 1024;
+
+export class Oracle {
+  /**
+   * @param {object} options
+   * @param {string} options.errMsg
+   * @param {boolean} options.matchQuoted count MSG in quoted source lines too
+   * @param {boolean} options.sameError require the original's kind of failure
+   */
+  constructor({ errMsg, matchQuoted, sameError }) {
+    this.errMsg = errMsg;
+    this.matchQuoted = matchQuoted;
+    this.sameError = sameError;
+    /** @type {string | undefined} the original's failureKind, once judged */
+    this.originalKind = undefined;
+  }
+
+  /**
+   * Whether a run reproduces.
+   * @param {RunResult} run
+   */
+  reproduces(run) {
+    return (
+      (this.matchQuoted ? run.foundAnywhere : run.found) &&
+      (!this.sameError || failureKind(run) === this.originalKind)
+    );
+  }
+
+  /**
+   * Judges the original's runs: falls back to counting quoted lines when the original
+   * shows MSG only there (with a warning), records its kind of failure, and refuses a
+   * flaky original unless runs are retried. Returns the runs that reproduced (none:
+   * the caller reports that it does not reproduce).
+   * @param {RunResult[]} checks
+   * @param {number} retries
+   * @param {(message: string) => void} warn
+   * @returns {{ good: RunResult[], info: FailureInfo } | null}
+   */
+  judgeOriginal(checks, retries, warn) {
+    const shown = checks.filter((r) => r.foundAnywhere);
+    if (shown.length === 0) return null;
+    if (!this.matchQuoted && !shown.some((r) => r.found)) {
+      // The user chose a fragment of a quoted code line as MSG: only plain matching
+      // can reproduce that.
+      this.matchQuoted = true;
+      warn(
+        `${JSON.stringify(this.errMsg)} is only in source lines that Python quotes in the original's output, ` +
+          'not in what it writes itself; quoted lines count for this run (--match-quoted-source)',
+      );
+    }
+    const good = checks.filter((r) => (this.matchQuoted ? r.foundAnywhere : r.found));
+    this.originalKind = failureKind(good[0]);
+    if (good.length < checks.length) {
+      if (retries === 1) throw flaky(this.errMsg, checks, good.length);
+      warn(
+        `the original reproduced in ${good.length} of ${checks.length} runs; ` +
+          `each candidate runs up to ${retries} times before it counts as not reproducing`,
+      );
+    }
+    return { good, info: failureInfo(good[0], this.matchQuoted, checks.length, good.length) };
+  }
+}
+
+/**
+ * What may have kept the original from reproducing here, as far as its output and
+ * source show.
+ * @param {RunResult} run its last run
+ * @param {string} source
+ * @param {{ stdin: boolean, preloaded: boolean, isolated: boolean }} setting
+ * @returns {string[]}
+ */
+export function likelyCauses(run, source, setting) {
+  const output = `${run.stdoutTail}\n${run.stderrTail}`;
+  const hints = [];
+  if (!setting.stdin && (/\bEOFError\b/.test(output) || /\binput\(|sys\.stdin/.test(source))) {
+    hints.push('it may read its standard input, which is empty here: give one with --stdin FILE');
+  }
+  if (setting.preloaded) {
+    hints.push('the runner imports its modules once, ahead: try --no-preload or --backend subproc');
+  }
+  if (setting.isolated && /Read-only file system|EROFS/.test(output)) {
+    hints.push('it writes outside the folders a run may write to: see --no-sandbox');
+  }
+  return hints;
+}
+
+/**
+ * Whether a run ran to its end (it exited or died of a signal), rather than being
+ * killed at a time limit, cancelled, or failing to start.
+ * @param {RunResult} run
+ */
+export function ran(run) {
+  return run.outcome === 'exited' || run.outcome === 'signaled';
+}
+
+/**
+ * @param {RunResult} run one of the runs, the first that reproduced if any did
+ * @param {boolean} matchQuoted whether MSG in quoted source lines counted
+ * @param {number} runs
+ * @param {number} reproduced
+ * @returns {FailureInfo}
+ */
+export function failureInfo(run, matchQuoted, runs, reproduced) {
+  return {
+    kind: failureKind(run),
+    exception: run.exception,
+    msgLine: run.msgLine,
+    ownOutput: run.found || !(matchQuoted && run.foundAnywhere),
+    runs,
+    reproduced,
+  };
+}
+
+/** @param {string} text the last lines of a stream, indented, for a message */
+function tailLines(text) {
+  return text.trim() === ''
+    ? '  (empty)'
+    : text
+        .trimEnd()
+        .split('\n')
+        .slice(-15)
+        .map((l) => `  ${l}`)
+        .join('\n');
+}
+
+/** @param {RunResult} run */
+function outputOf(run) {
+  return `stdout (last lines):\n${tailLines(run.stdoutTail)}\nstderr (last lines):\n${tailLines(run.stderrTail)}`;
+}
+
+/**
+ * @param {string} errMsg
+ * @param {RunResult[]} runs the original's runs, none of which showed MSG
+ * @param {number} timeout
+ * @param {string | undefined} hashSeed
+ * @param {number | undefined} memoryLimit bytes, if candidates ran with a limit
+ * @param {number} retries
+ * @param {string[]} hints likely causes seen by the caller
+ */
+export function notReproduced(errMsg, runs, timeout, hashSeed, memoryLimit, retries, hints) {
+  const run = runs[runs.length - 1];
+  const how = {
+    exited: `it exited with status ${run.exitCode}`,
+    signaled: `it was killed by ${run.signal}`,
+    timeout: `it did not finish within the ${timeout} s timeout`,
+    stuck: 'it was stuck',
+    cancelled: 'it was cancelled',
+    crashed: `Python failed: ${run.error}`,
+  }[run.outcome];
+  const killed = run.outcome === 'timeout' || run.outcome === 'stuck';
+  const printed = `${run.stdoutTail}\n${run.stderrTail}`.includes(errMsg);
+  const what =
+    killed && printed
+      ? `it printed ${JSON.stringify(errMsg)} but then ${run.outcome === 'stuck' ? 'was stuck' : `did not finish within the ${timeout} s timeout`}, and a run that is killed never counts`
+      : `${JSON.stringify(errMsg)} is not in its output (${how}${runs.length > 1 ? `; ${runs.length} runs` : ''})`;
+  return new AutoddError('not-reproduced', `the original program does not reproduce: ${what}`, {
+    details:
+      `${outputOf(run)}\n` +
+      `(runs use PYTHONHASHSEED=${hashSeed}; a failure that depends on the hash seed may need another: set PYTHONHASHSEED)` +
+      (retries === 1
+        ? '\n(a failure that shows only sometimes needs --retries N: up to N runs of each program)'
+        : '') +
+      hints.map((hint) => `\n(${hint})`).join('') +
+      (memoryLimit !== undefined && run.stderrTail.includes('MemoryError')
+        ? `\n(it ran out of memory under the limit of ${Math.round(memoryLimit / MIB)} MiB per run: raise --memory-limit, or --no-memory-limit)`
+        : ''),
+  });
+}
+
+/**
+ * @param {string} errMsg
+ * @param {RunResult[]} runs the original's runs
+ * @param {number} good how many of them reproduced
+ */
+export function flaky(errMsg, runs, good) {
+  const failed = runs.find((r) => !r.found && !r.foundAnywhere) ?? runs[runs.length - 1];
+  return new AutoddError(
+    'not-reproduced',
+    `the original program is flaky: ${JSON.stringify(errMsg)} showed in ${good} of its ${runs.length} runs; ` +
+      'give --retries N (for example --retries 5) to run each program up to N times before it counts as not reproducing',
+    { details: `a run that did not reproduce:\n${outputOf(failed)}` },
+  );
+}
