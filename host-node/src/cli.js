@@ -366,7 +366,7 @@ function summarize(result, args) {
   if (check) {
     const how = [
       check.isolated ? 'isolated' : 'unisolated',
-      check.freezeShim ? "autodd's __freeze__ module on PYTHONPATH" : '',
+      check.freezeShim ? 'the result keeps freeze markers, which import autodd: run it as shown' : '',
     ].filter(Boolean);
     out(`final check: ${check.command.join(' ')} in ${check.cwd} (${how.join(', ')})`);
   }

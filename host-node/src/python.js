@@ -11,6 +11,11 @@ import { AutoddError } from './errors.js';
 
 /** host-node/python: the worker and the `autodd` / `tilelang` stand-in packages. */
 export const PYTHON_DIR = fileURLToPath(new URL('../python/', import.meta.url));
+/**
+ * Holds only the `autodd` package (its `__freeze__` marker): what a result that keeps
+ * freeze markers needs on PYTHONPATH, and nothing else.
+ */
+export const FREEZE_DIR = path.join(PYTHON_DIR, 'freeze');
 /** The launcher and module that isolate candidates from the user's files. */
 export const SANDBOX_PY = path.join(PYTHON_DIR, 'autodd_sandbox.py');
 
@@ -178,7 +183,7 @@ export class Workspace {
     // Only the stand-ins that are not installed for real: a real tilelang must win.
     const shims = path.join(this.dir, 'pythonpath');
     fs.mkdirSync(shims);
-    if (!info.hasAutodd) fs.symlinkSync(path.join(PYTHON_DIR, 'autodd'), path.join(shims, 'autodd'));
+    if (!info.hasAutodd) fs.symlinkSync(path.join(FREEZE_DIR, 'autodd'), path.join(shims, 'autodd'));
     if (!info.hasTilelang) {
       fs.symlinkSync(path.join(PYTHON_DIR, 'tilelang'), path.join(shims, 'tilelang'));
     }
@@ -201,6 +206,8 @@ export class Workspace {
     this.env = { ...this.plainEnv, PYTHONHASHSEED: base.PYTHONHASHSEED ?? '0' };
     /** The user's own environment, for the final check of the result. */
     this.userEnv = { ...base, LIBC_FATAL_STDERR_: '1' };
+    /** The user's environment with the `autodd` package on PYTHONPATH: for a result that keeps freeze markers. */
+    this.freezeEnv = { ...this.userEnv, PYTHONPATH: joinPath([FREEZE_DIR, base.PYTHONPATH]) };
     /** @type {(number | undefined)[]} open files of the jobs, see `write` */
     this.fds = new Array(jobs).fill(undefined);
     /** @type {number[]} the size of each job's file */

@@ -229,6 +229,8 @@ export async function reducePython(options) {
           fs.readFileSync(target, 'utf8') === text;
         finalCheck = {
           command: [
+            // A result that keeps freeze markers imports autodd: say how to run it.
+            ...(shim ? [`PYTHONPATH=${workspace.freezeEnv.PYTHONPATH}`] : []),
             workspace.python,
             direct || workspace.isolated ? (target ?? workspace.file(0)) : workspace.file(0),
             ...(workspace.stdin ? ['<', workspace.stdin] : []),
@@ -242,7 +244,7 @@ export async function reducePython(options) {
           needle: errMsg,
           timeoutMs: ms,
           jobs: 1,
-          env: shim ? workspace.plainEnv : workspace.userEnv,
+          env: shim ? workspace.freezeEnv : workspace.userEnv,
           sandbox: () => workspace.sandbox('final', target ?? undefined),
           program: direct ? /** @type {string} */ (target) : undefined,
         });

@@ -251,6 +251,30 @@ describe('the final check is the user run', { skip }, () => {
     }
   });
 
+  test('a result that keeps freeze markers is checked, and shown, with autodd on PYTHONPATH', async () => {
+    const { dir } = project({
+      'p.py': 'x = 1  # autodd: freeze\ny = [1, 2]\nraise ValueError("keep frozen bug")\n',
+    });
+    const r = await runCli(['p.py', '--err-msg', 'keep frozen bug', '-o', 'min.py', '--keep-freeze'], {
+      cwd: dir,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const shown = /final check: PYTHONPATH=(\S+) \S+ \S+min\.py in .*keeps freeze markers/.exec(r.stderr);
+    assert.ok(shown, r.stderr);
+    const plain = spawnSync('python3', ['min.py'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: '' },
+    });
+    assert.match(plain.stderr, /No module named 'autodd'/);
+    const asShown = spawnSync('python3', ['min.py'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: shown[1] },
+    });
+    assert.match(asShown.stderr, /ValueError: keep frozen bug/);
+  });
+
   test('--no-sandbox warns', async () => {
     const { dir } = project({ 'p.py': 'raise ValueError("plain failure")\n' });
     const r = await runCli(['p.py', '--err-msg', 'plain failure', '-o', 'min.py', '--no-sandbox'], {
