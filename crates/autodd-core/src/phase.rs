@@ -30,18 +30,6 @@ pub const SCHEDULE: [Phase; 5] = [
     Phase::Slow,
 ];
 
-const FAST: [Rewrite; 9] = [
-    Rewrite::IfRemover1,
-    Rewrite::IfRemover2,
-    Rewrite::IfRemover3,
-    Rewrite::ForBind0,
-    Rewrite::StmtRemover,
-    Rewrite::WithRemover,
-    Rewrite::TryRemover,
-    Rewrite::WhileRemover,
-    Rewrite::CaseRemover,
-];
-
 impl Phase {
     /// The user-visible name.
     pub fn name(self) -> &'static str {
@@ -54,46 +42,13 @@ impl Phase {
         }
     }
 
+    /// The rewrites this phase runs (the `phases` column of `rewrite_table!`).
     pub fn rewrites(self) -> RewriteSet {
-        let extra: &[Rewrite] = match self {
-            Phase::Fast => &[],
-            Phase::Canonicalize => {
-                return RewriteSet::of(&[Rewrite::WithBind0, Rewrite::AttachFullFuncArgs])
-            }
-            Phase::Simplify => &[
-                Rewrite::ForBindFirst,
-                Rewrite::AssignRhs1,
-                Rewrite::CallFwdArg1,
-                Rewrite::BinopFwdArgLeft,
-                Rewrite::BinopFwdArgRight,
-                Rewrite::FuncArgRemover,
-                Rewrite::ParamWithArgsRemover,
-                Rewrite::DefToBody,
-                Rewrite::ClassToBase,
-                Rewrite::AssignInline,
-                Rewrite::AssignToExpr,
-                Rewrite::AugAssignToAssign,
-                Rewrite::AnnAssignToAssign,
-                Rewrite::AttributeFwd,
-                Rewrite::SubscriptFwd,
-                Rewrite::IfExpFwdBody,
-                Rewrite::IfExpFwdElse,
-                Rewrite::UnaryFwd,
-            ],
-            Phase::IntReduce => return RewriteSet::of(&[Rewrite::IntReduce2]),
-            Phase::Slow => &[
-                Rewrite::FuncArgRemover,
-                Rewrite::ParamWithArgsRemover,
-                Rewrite::GeneralExprRemover,
-                Rewrite::GeneralKeywordRemover,
-                Rewrite::ImportNameRemover,
-                Rewrite::OptionalExprRemover,
-                Rewrite::StrPartRemover,
-            ],
-        };
-        let mut all = FAST.to_vec();
-        all.extend_from_slice(extra);
-        RewriteSet::of(&all)
+        let mine: Vec<Rewrite> = Rewrite::ALL
+            .into_iter()
+            .filter(|r| r.phases().contains(&self))
+            .collect();
+        RewriteSet::of(&mine)
     }
 
     /// Whether an interesting candidate is accepted even when it is longer than the best.

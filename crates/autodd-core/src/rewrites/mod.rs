@@ -10,47 +10,134 @@ pub mod statements;
 pub mod strings;
 
 use crate::parse::ast;
+use crate::phase::Phase;
 
-/// A rewrite of the AST. The names returned by [`Rewrite::name`] are what users see
-/// in progress output and in the playground.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Rewrite {
-    IfRemover1,
-    IfRemover2,
-    IfRemover3,
-    ForBind0,
-    StmtRemover,
-    WithBind0,
-    AttachFullFuncArgs,
-    AssignRhs1,
-    CallFwdArg1,
-    BinopFwdArgLeft,
-    BinopFwdArgRight,
-    FuncArgRemover,
-    GeneralExprRemover,
-    GeneralKeywordRemover,
-    IntReduce2,
-    // Beyond the reference set:
-    WithRemover,
-    TryRemover,
-    WhileRemover,
-    AssignToExpr,
-    AugAssignToAssign,
-    AnnAssignToAssign,
-    AttributeFwd,
-    SubscriptFwd,
-    ImportNameRemover,
-    OptionalExprRemover,
-    ParamWithArgsRemover,
-    StrPartRemover,
-    DefToBody,
-    ClassToBase,
-    AssignInline,
-    CaseRemover,
-    IfExpFwdBody,
-    IfExpFwdElse,
-    UnaryFwd,
-    ForBindFirst,
+/// Declares the rewrites, one row each: the variant, the user-visible name (what
+/// progress output, reports and the playground show), whose rewrite it is, how it
+/// changes the tree, the prior its sites start at (see [`Rewrite::prior`]), the phases
+/// that run it, and whether applying it changes statements other than its own (see
+/// [`Rewrite::reaches_other_statements`]). Adding a rewrite is a row here and its
+/// matching and rewriting in a family file.
+macro_rules! rewrite_table {
+    ($($variant:ident => $name:literal, $origin:ident, $shape:ident, $prior:ident,
+       [$($phase:ident),*], $reaches:literal;)*) => {
+        /// A rewrite of the AST (see `rewrite_table!`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Rewrite {
+            $($variant,)*
+        }
+
+        const COUNT: usize = [$($name),*].len();
+
+        impl Rewrite {
+            /// Every rewrite, in the table's order: the reference set, then autodd's own.
+            pub const ALL: [Rewrite; COUNT] = [$(Rewrite::$variant),*];
+
+            /// The user-visible name, e.g. `if-remover-1`.
+            pub fn name(self) -> &'static str {
+                match self { $(Rewrite::$variant => $name,)* }
+            }
+
+            /// Whose rewrite it is: the reference tool's, or autodd's own.
+            pub fn origin(self) -> Origin {
+                match self { $(Rewrite::$variant => Origin::$origin,)* }
+            }
+
+            pub fn shape(self) -> Shape {
+                match self { $(Rewrite::$variant => Shape::$shape,)* }
+            }
+
+            /// The probability a fresh search starts this rewrite's sites at, from the
+            /// benchmark's traces. The rewrites that replace a value by something else
+            /// (`x = f(a)` → `x = 1`, `a.b` → `a`, `f(a)` → `a`, ...) and the removals of
+            /// list items, parameters with their arguments and string parts seldom keep
+            /// the failure once the statements that did not matter are gone (1 to 7% of
+            /// their sites), so they start low enough to be tried one at a time rather
+            /// than in groups that almost always fail. The rewrites that forward a
+            /// definition to its one use almost always keep it, so they start high:
+            /// first, in groups of their own. The rest start at PDD's usual 0.93.
+            pub fn prior(self) -> f64 {
+                match self { $(Rewrite::$variant => Prior::$prior.value(),)* }
+            }
+
+            /// The phases of a round that run this rewrite.
+            pub fn phases(self) -> &'static [Phase] {
+                match self { $(Rewrite::$variant => &[$(Phase::$phase),*],)* }
+            }
+
+            /// Whether applying the rewrite changes statements other than the one its
+            /// site is in: the calls of a function that loses a parameter, the reads of
+            /// a name whose definition is inlined or forwarded.
+            pub fn reaches_other_statements(self) -> bool {
+                match self { $(Rewrite::$variant => $reaches,)* }
+            }
+        }
+    };
+}
+
+rewrite_table! {
+    IfRemover1 => "if-remover-1", Reference, ReplaceStmt, Usual, [Fast, Simplify, Slow], false;
+    IfRemover2 => "if-remover-2", Reference, ReplaceStmt, Usual, [Fast, Simplify, Slow], false;
+    IfRemover3 => "if-remover-3", Reference, ReplaceStmt, Usual, [Fast, Simplify, Slow], false;
+    ForBind0 => "for-bind-0", Reference, ReplaceStmt, Usual, [Fast, Simplify, Slow], false;
+    StmtRemover => "stmt-remover", Reference, ReplaceStmt, Usual, [Fast, Simplify, Slow], false;
+    WithBind0 => "with-bind-0", Reference, EditStmt, Usual, [Canonicalize], false;
+    AttachFullFuncArgs => "attach-full-func-args", Reference, EditStmt, Usual, [Canonicalize], false;
+    AssignRhs1 => "assign-rhs-1", Reference, ReplaceExpr, Low, [Simplify], false;
+    CallFwdArg1 => "call-fwd-arg1", Reference, ReplaceExpr, Low, [Simplify], false;
+    BinopFwdArgLeft => "binop-fwd-arg-left", Reference, ReplaceExpr, Low, [Simplify], false;
+    BinopFwdArgRight => "binop-fwd-arg-right", Reference, ReplaceExpr, Low, [Simplify], false;
+    FuncArgRemover => "func-arg-remover", Reference, RemoveItem, Usual, [Simplify, Slow], false;
+    GeneralExprRemover => "general-expr-remover", Reference, RemoveItem, Low, [Slow], false;
+    GeneralKeywordRemover => "general-keyword-remover", Reference, RemoveItem, Usual, [Slow], false;
+    IntReduce2 => "int-reduce-2", Reference, ReplaceExpr, Usual, [IntReduce], false;
+    WithRemover => "with-remover", Own, ReplaceStmt, Usual, [Fast, Simplify, Slow], false;
+    TryRemover => "try-remover", Own, ReplaceStmt, Usual, [Fast, Simplify, Slow], false;
+    WhileRemover => "while-remover", Own, ReplaceStmt, Usual, [Fast, Simplify, Slow], false;
+    AssignToExpr => "assign-to-expr", Own, ReplaceStmt, Low, [Simplify], false;
+    AugAssignToAssign => "aug-assign-to-assign", Own, ReplaceStmt, Usual, [Simplify], false;
+    AnnAssignToAssign => "ann-assign-to-assign", Own, ReplaceStmt, Usual, [Simplify], false;
+    AttributeFwd => "attribute-fwd", Own, ReplaceExpr, Low, [Simplify], false;
+    SubscriptFwd => "subscript-fwd", Own, ReplaceExpr, Low, [Simplify], false;
+    ImportNameRemover => "import-name-remover", Own, RemoveItem, Usual, [Slow], false;
+    OptionalExprRemover => "optional-expr-remover", Own, RemoveItem, Usual, [Slow], false;
+    ParamWithArgsRemover => "param-with-args-remover", Own, RemoveItem, Low, [Simplify, Slow], true;
+    StrPartRemover => "str-part-remover", Own, RemoveItem, Low, [Slow], false;
+    DefToBody => "def-to-body", Own, ReplaceStmt, High, [Simplify], true;
+    ClassToBase => "class-to-base", Own, ReplaceStmt, High, [Simplify], true;
+    AssignInline => "assign-inline", Own, ReplaceStmt, High, [Simplify], true;
+    CaseRemover => "case-remover", Own, RemoveItem, Usual, [Fast, Simplify, Slow], false;
+    IfExpFwdBody => "ifexp-fwd-body", Own, ReplaceExpr, Low, [Simplify], false;
+    IfExpFwdElse => "ifexp-fwd-else", Own, ReplaceExpr, Low, [Simplify], false;
+    UnaryFwd => "unary-fwd", Own, ReplaceExpr, Low, [Simplify], false;
+    ForBindFirst => "for-bind-first", Own, ReplaceStmt, Usual, [Simplify], false;
+}
+
+/// Whose rewrite it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// One of the tool autodd replaces (`python -m tilelang.autodd`).
+    Reference,
+    /// autodd's own.
+    Own,
+}
+
+/// The probability a rewrite's sites start at (see [`Rewrite::prior`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Prior {
+    Low,
+    Usual,
+    High,
+}
+
+impl Prior {
+    fn value(self) -> f64 {
+        match self {
+            Prior::Low => LOW_PRIOR,
+            Prior::Usual => crate::search::INITIAL_P,
+            Prior::High => HIGH_PRIOR,
+        }
+    }
 }
 
 /// How a rewrite changes the tree, which decides where the applier handles it.
@@ -67,189 +154,9 @@ pub enum Shape {
 }
 
 impl Rewrite {
-    /// Whether applying the rewrite changes statements other than the one its site is
-    /// in: the calls of a function that loses a parameter, the reads of a name whose
-    /// definition is inlined or forwarded.
-    pub fn reaches_other_statements(self) -> bool {
-        matches!(
-            self,
-            Rewrite::ParamWithArgsRemover
-                | Rewrite::DefToBody
-                | Rewrite::ClassToBase
-                | Rewrite::AssignInline
-        )
-    }
-
-    /// The rewrites of the tool autodd replaces (`python -m tilelang.autodd`).
-    pub const REFERENCE: [Rewrite; 15] = [
-        Rewrite::IfRemover1,
-        Rewrite::IfRemover2,
-        Rewrite::IfRemover3,
-        Rewrite::ForBind0,
-        Rewrite::StmtRemover,
-        Rewrite::WithBind0,
-        Rewrite::AttachFullFuncArgs,
-        Rewrite::AssignRhs1,
-        Rewrite::CallFwdArg1,
-        Rewrite::BinopFwdArgLeft,
-        Rewrite::BinopFwdArgRight,
-        Rewrite::FuncArgRemover,
-        Rewrite::GeneralExprRemover,
-        Rewrite::GeneralKeywordRemover,
-        Rewrite::IntReduce2,
-    ];
-
-    /// autodd's own rewrites, beyond the reference set.
-    pub const OWN: [Rewrite; 20] = [
-        Rewrite::WithRemover,
-        Rewrite::TryRemover,
-        Rewrite::WhileRemover,
-        Rewrite::AssignToExpr,
-        Rewrite::AugAssignToAssign,
-        Rewrite::AnnAssignToAssign,
-        Rewrite::AttributeFwd,
-        Rewrite::SubscriptFwd,
-        Rewrite::ImportNameRemover,
-        Rewrite::OptionalExprRemover,
-        Rewrite::ParamWithArgsRemover,
-        Rewrite::StrPartRemover,
-        Rewrite::DefToBody,
-        Rewrite::ClassToBase,
-        Rewrite::AssignInline,
-        Rewrite::CaseRemover,
-        Rewrite::IfExpFwdBody,
-        Rewrite::IfExpFwdElse,
-        Rewrite::UnaryFwd,
-        Rewrite::ForBindFirst,
-    ];
-
-    /// Every rewrite: the reference set, then autodd's own.
-    pub const ALL: [Rewrite; 35] = {
-        let mut all = [Rewrite::IfRemover1; 35];
-        let mut i = 0;
-        while i < Self::REFERENCE.len() {
-            all[i] = Self::REFERENCE[i];
-            i += 1;
-        }
-        while i < all.len() {
-            all[i] = Self::OWN[i - Self::REFERENCE.len()];
-            i += 1;
-        }
-        all
-    };
-
-    /// The probability a fresh search starts this rewrite's sites at, from the
-    /// benchmark's traces. The rewrites that replace a value by something else
-    /// (`x = f(a)` → `x = 1`, `a.b` → `a`, `f(a)` → `a`, ...) and the removals of
-    /// list items, parameters with their arguments and string parts seldom keep the
-    /// failure once the statements that did not matter are gone (1 to 7% of their
-    /// sites), so they start low enough to be tried one at a time rather than in
-    /// groups that almost always fail. The rewrites that forward a definition to its
-    /// one use almost always keep it, so they start high: first, in groups of their
-    /// own. The rest start at PDD's usual 0.93.
-    pub fn prior(self) -> f64 {
-        match self {
-            Rewrite::AssignRhs1
-            | Rewrite::CallFwdArg1
-            | Rewrite::BinopFwdArgLeft
-            | Rewrite::BinopFwdArgRight
-            | Rewrite::AttributeFwd
-            | Rewrite::SubscriptFwd
-            | Rewrite::IfExpFwdBody
-            | Rewrite::IfExpFwdElse
-            | Rewrite::UnaryFwd
-            | Rewrite::AssignToExpr
-            | Rewrite::ParamWithArgsRemover
-            | Rewrite::StrPartRemover
-            | Rewrite::GeneralExprRemover => LOW_PRIOR,
-            Rewrite::AssignInline | Rewrite::ClassToBase | Rewrite::DefToBody => HIGH_PRIOR,
-            _ => crate::search::INITIAL_P,
-        }
-    }
-
-    /// The user-visible name, e.g. `if-remover-1`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Rewrite::IfRemover1 => "if-remover-1",
-            Rewrite::IfRemover2 => "if-remover-2",
-            Rewrite::IfRemover3 => "if-remover-3",
-            Rewrite::ForBind0 => "for-bind-0",
-            Rewrite::StmtRemover => "stmt-remover",
-            Rewrite::WithBind0 => "with-bind-0",
-            Rewrite::AttachFullFuncArgs => "attach-full-func-args",
-            Rewrite::AssignRhs1 => "assign-rhs-1",
-            Rewrite::CallFwdArg1 => "call-fwd-arg1",
-            Rewrite::BinopFwdArgLeft => "binop-fwd-arg-left",
-            Rewrite::BinopFwdArgRight => "binop-fwd-arg-right",
-            Rewrite::FuncArgRemover => "func-arg-remover",
-            Rewrite::GeneralExprRemover => "general-expr-remover",
-            Rewrite::GeneralKeywordRemover => "general-keyword-remover",
-            Rewrite::IntReduce2 => "int-reduce-2",
-            Rewrite::WithRemover => "with-remover",
-            Rewrite::TryRemover => "try-remover",
-            Rewrite::WhileRemover => "while-remover",
-            Rewrite::AssignToExpr => "assign-to-expr",
-            Rewrite::AugAssignToAssign => "aug-assign-to-assign",
-            Rewrite::AnnAssignToAssign => "ann-assign-to-assign",
-            Rewrite::AttributeFwd => "attribute-fwd",
-            Rewrite::SubscriptFwd => "subscript-fwd",
-            Rewrite::ImportNameRemover => "import-name-remover",
-            Rewrite::OptionalExprRemover => "optional-expr-remover",
-            Rewrite::ParamWithArgsRemover => "param-with-args-remover",
-            Rewrite::StrPartRemover => "str-part-remover",
-            Rewrite::DefToBody => "def-to-body",
-            Rewrite::ClassToBase => "class-to-base",
-            Rewrite::AssignInline => "assign-inline",
-            Rewrite::CaseRemover => "case-remover",
-            Rewrite::IfExpFwdBody => "ifexp-fwd-body",
-            Rewrite::IfExpFwdElse => "ifexp-fwd-else",
-            Rewrite::UnaryFwd => "unary-fwd",
-            Rewrite::ForBindFirst => "for-bind-first",
-        }
-    }
-
     /// The rewrite with this user-visible name.
     pub fn from_name(name: &str) -> Option<Rewrite> {
         Rewrite::ALL.into_iter().find(|r| r.name() == name)
-    }
-
-    pub fn shape(self) -> Shape {
-        match self {
-            Rewrite::IfRemover1
-            | Rewrite::IfRemover2
-            | Rewrite::IfRemover3
-            | Rewrite::ForBind0
-            | Rewrite::ForBindFirst
-            | Rewrite::StmtRemover
-            | Rewrite::WithRemover
-            | Rewrite::TryRemover
-            | Rewrite::WhileRemover
-            | Rewrite::AssignToExpr
-            | Rewrite::AugAssignToAssign
-            | Rewrite::AnnAssignToAssign
-            | Rewrite::DefToBody
-            | Rewrite::ClassToBase
-            | Rewrite::AssignInline => Shape::ReplaceStmt,
-            Rewrite::WithBind0 | Rewrite::AttachFullFuncArgs => Shape::EditStmt,
-            Rewrite::AssignRhs1
-            | Rewrite::CallFwdArg1
-            | Rewrite::BinopFwdArgLeft
-            | Rewrite::BinopFwdArgRight
-            | Rewrite::IntReduce2
-            | Rewrite::AttributeFwd
-            | Rewrite::SubscriptFwd
-            | Rewrite::IfExpFwdBody
-            | Rewrite::IfExpFwdElse
-            | Rewrite::UnaryFwd => Shape::ReplaceExpr,
-            Rewrite::FuncArgRemover
-            | Rewrite::GeneralExprRemover
-            | Rewrite::GeneralKeywordRemover
-            | Rewrite::ImportNameRemover
-            | Rewrite::OptionalExprRemover
-            | Rewrite::ParamWithArgsRemover
-            | Rewrite::StrPartRemover
-            | Rewrite::CaseRemover => Shape::RemoveItem,
-        }
     }
 }
 
@@ -270,8 +177,13 @@ impl RewriteSet {
     pub fn all() -> Self {
         RewriteSet::of(&Rewrite::ALL)
     }
+    /// The rewrites of the tool autodd replaces.
     pub fn reference() -> Self {
-        RewriteSet::of(&Rewrite::REFERENCE)
+        let reference: Vec<Rewrite> = Rewrite::ALL
+            .into_iter()
+            .filter(|r| r.origin() == Origin::Reference)
+            .collect();
+        RewriteSet::of(&reference)
     }
     pub fn contains(self, r: Rewrite) -> bool {
         self.0 & (1 << r as u64) != 0
@@ -352,5 +264,39 @@ pub(crate) mod make {
             elts,
             ctx: ast::ExprContext::Load,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phase::SCHEDULE;
+
+    #[test]
+    fn every_rewrite_has_its_own_name_and_a_phase_that_runs_it() {
+        let mut names: Vec<&str> = Rewrite::ALL.iter().map(|r| r.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Rewrite::ALL.len(), "names are unique");
+        for r in Rewrite::ALL {
+            assert_eq!(Rewrite::from_name(r.name()), Some(r));
+            assert!(
+                SCHEDULE.iter().any(|phase| phase.rewrites().contains(r)),
+                "{} is run by no phase",
+                r.name()
+            );
+        }
+    }
+
+    #[test]
+    fn the_reference_set_comes_first() {
+        let reference = Rewrite::ALL
+            .iter()
+            .take_while(|r| r.origin() == Origin::Reference)
+            .count();
+        assert!(Rewrite::ALL[reference..]
+            .iter()
+            .all(|r| r.origin() == Origin::Own));
+        assert_eq!(reference, 15, "python -m tilelang.autodd has 15 rewrites");
     }
 }
