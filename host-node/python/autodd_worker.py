@@ -382,6 +382,8 @@ def main():
         # and after the pid file is open (the file system is read-only from here).
         autodd_sandbox.enter()
         autodd_candidate.SANDBOX = init["sandbox"]
+        # Worked out here once, not in every candidate's process.
+        autodd_sandbox.overlaid(init["sandbox"]["writable"])
     loaded, failed, skipped = preload(init.get("preload", []), init.get("programDir"))
     # The first compile() of a process sets up the compiler's state (the AST types
     # among it), over a millisecond that every child would otherwise spend again on
