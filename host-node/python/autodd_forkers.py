@@ -372,6 +372,8 @@ PR_SET_CHILD_SUBREAPER = 36
 
 # How long the zygote, going away, keeps killing what its candidates left.
 SWEEP_SECONDS = 2.0
+# How long the zygote, before a fork, keeps killing what the last candidates left.
+STRAY_SECONDS = 0.05
 
 
 def adopt_orphans():
@@ -392,10 +394,12 @@ def children():
 
 
 def kill_children(keep):
-    """Kills every child but `keep`, with its group. With nothing to keep (the zygote
-    is going), goes on until none is left: killing one hands its own children over.
-    Returns the children reaped meanwhile."""
-    deadline = time.monotonic() + SWEEP_SECONDS
+    """Kills every child but `keep`, with its group, until none is left: killing one
+    hands its own children over. Before a fork it gives up after STRAY_SECONDS (a
+    stray that keeps coming back is killed again before the next fork); with nothing
+    to keep (the zygote is going), after SWEEP_SECONDS. Returns the children reaped
+    meanwhile."""
+    deadline = time.monotonic() + (STRAY_SECONDS if keep else SWEEP_SECONDS)
     reaped = []
     while True:
         strays = children() - keep
@@ -406,9 +410,9 @@ def kill_children(keep):
             except OSError:
                 pass
         reaped += reap_all()
-        if keep or not strays or time.monotonic() > deadline:
+        if not strays or time.monotonic() > deadline:
             return reaped
-        time.sleep(0.005)
+        time.sleep(0.002)
 
 
 def reap_all():

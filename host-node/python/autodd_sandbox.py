@@ -128,14 +128,8 @@ def isolate(config):
             os.mkdir(upper)
             os.mkdir(work)
             layers.append((folder, [os.open(p, os.O_PATH) for p in (folder, upper, work)]))
-        for folder, (lower, upper, work) in layers:
-            _mount(
-                "overlay",
-                folder,
-                "overlay",
-                0,
-                f"lowerdir=/proc/self/fd/{lower},upperdir=/proc/self/fd/{upper},workdir=/proc/self/fd/{work}",
-            )
+        for folder, fds in layers:
+            _mount_overlay(folder, *fds)
     finally:
         for _, fds in layers:
             for fd in fds:
@@ -145,6 +139,12 @@ def isolate(config):
     # The working directory was looked up before the overlays: look it up again.
     os.chdir(config["cwd"])
     drop_capabilities()
+
+
+def _mount_overlay(folder, lower, upper, work):
+    """Mounts an overlay on `folder`, its layers given by file descriptor."""
+    fd = "/proc/self/fd/"
+    _mount("overlay", folder, "overlay", 0, f"lowerdir={fd}{lower},upperdir={fd}{upper},workdir={fd}{work}")
 
 
 def drop_capabilities():
@@ -177,6 +177,8 @@ def overlaid(folders):
 def _choose(folders):
     chosen = []
     for folder in sorted({os.path.realpath(f) for f in folders if f}, key=len):
+        if folder == "/":
+            continue  # never: it holds every mount, which an overlay cannot cover
         try:
             dev = os.stat(folder).st_dev
         except OSError:
@@ -223,8 +225,11 @@ def launch(config, file, argv):
             place(config, text)
             program = os.fork()
             if program == 0:
-                os.close(status_w)
-                os.execv(argv[0], argv)
+                try:
+                    os.close(status_w)
+                    os.execv(argv[0], argv)
+                finally:
+                    os._exit(127)  # it could not start
             while True:
                 pid, status = os.waitpid(-1, 0)
                 if pid == program:
@@ -239,7 +244,10 @@ def launch(config, file, argv):
     status = int(os.read(status_r, 32) or b"32512")
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass  # SIGKILL and SIGSTOP have no handler to reset
         os.kill(os.getpid(), sig)
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
@@ -253,31 +261,76 @@ def die_with_parent():
 
 
 def probe(config):
-    """Whether isolation works here: enters and isolates in a child process, which
-    checks that a write under a writable folder stays in its own view."""
+    """Whether isolation works here, tried in a child process: prints the JSON list of
+    the writable folders that cannot be overlaid (the kernel refuses an overlay over a
+    folder that holds a mount made outside the namespace: a volume under the home
+    folder, say) and succeeds, or prints why isolation fails and fails. Runs see a
+    refused folder read-only; a folder inside it is then tried on its own."""
     pid = os.fork()
     if pid == 0:
         status = 1
         try:
             enter()
+            refused = []
+            while True:
+                writable = [f for f in config["writable"] if os.path.realpath(f) not in refused]
+                failed = refusals(dict(config, writable=writable))
+                if not failed:
+                    break
+                refused += failed
+            # After the forks above: a PID namespace takes its first fork as its PID 1.
             _check(libc().unshare(CLONE_NEWPID), "unshare")
-            isolate(config)
+            isolate(dict(config, writable=[f for f in config["writable"] if os.path.realpath(f) not in refused]))
+            sys.stdout.write(json.dumps(refused) + "\n")
             status = 0
         except BaseException as exc:  # noqa: BLE001 - the reason is the answer
             sys.stdout.write(f"{exc}\n")
-            sys.stdout.flush()
         finally:
+            sys.stdout.flush()
             os._exit(status)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status) == 0
 
 
+def refusals(config):
+    """The folders of `config` whose overlay the kernel refuses, tried one by one in a
+    child process (so that each try starts from the same mounts)."""
+    folders = overlaid(config["writable"])
+    out_r, out_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(out_r)
+            _check(libc().unshare(CLONE_NEWNS), "unshare")
+            scratch = config["scratch"]
+            _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700")
+            layers = []
+            for i, folder in enumerate(folders):
+                upper, work = f"{scratch}/u{i}", f"{scratch}/w{i}"
+                os.mkdir(upper)
+                os.mkdir(work)
+                layers.append((folder, [os.open(p, os.O_PATH) for p in (folder, upper, work)]))
+            failed = []
+            for folder, fds in layers:
+                try:
+                    _mount_overlay(folder, *fds)
+                except OSError:
+                    failed.append(folder)
+            os.write(out_w, json.dumps(failed).encode())
+        finally:
+            os._exit(0)
+    os.close(out_w)
+    chunks = []
+    while chunk := os.read(out_r, 65536):
+        chunks.append(chunk)
+    os.close(out_r)
+    os.waitpid(pid, 0)
+    return json.loads(b"".join(chunks) or b"[]")
+
+
 def main(args):
     if args[:1] == ["--probe"] and len(args) == 2:
-        if probe(json.loads(args[1])):
-            print("ok")
-            return 0
-        return 1
+        return 0 if probe(json.loads(args[1])) else 1
     if len(args) < 3:
         sys.stderr.write("usage: autodd_sandbox.py CONFIG FILE PYTHON [ARG ...]\n")
         return 2

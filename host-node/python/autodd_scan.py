@@ -119,7 +119,8 @@ class OutputScan:
         text = line[:-2] if line.endswith(b"\r\n") else line.rstrip(b"\n")
         if self.warned:
             self.warned = False
-            if text.startswith(b"  "):
+            # A warning with no source to show (`sys:1: ...`) is followed by whatever comes.
+            if text.startswith(b"  ") and not FRAME.match(text) and not HEADER.match(text):
                 return "quoted"
         if self.quote is not None:
             if text.startswith(self.quote + b"    "):
@@ -128,8 +129,10 @@ class OutputScan:
         frame = FRAME.match(text)
         if frame:
             self.quote = frame.group(1) or b""
-            # A SyntaxError of the program itself has a frame and no "Traceback" line.
-            if self.expect is None and self.quote == b"":
+            # A SyntaxError of the program itself has a frame with no `, in NAME` and no
+            # "Traceback" line (a stack printed by traceback.print_stack() has `, in`).
+            syntax = not text.startswith(b", in ", frame.end())
+            if self.expect is None and self.quote == b"" and syntax:
                 self.expect = b""
         elif HEADER.match(text):
             self.expect = b"  | " if text.startswith(b" ") else b""

@@ -195,6 +195,9 @@ export class Workspace {
       PYTHONPATH: joinPath(pythonPath),
       // glibc writes fatal messages (e.g. `free(): invalid pointer`) to the tty otherwise.
       LIBC_FATAL_STDERR_: '1',
+      // Python 3.13 colors tracebacks when FORCE_COLOR is set, even into a pipe: the
+      // escapes would hide the frames and the exception type from the output scan.
+      PYTHON_COLORS: '0',
     };
     /**
      * The environment of the reduction's runs: one string-hash seed for all of them
@@ -205,7 +208,7 @@ export class Workspace {
      */
     this.env = { ...this.plainEnv, PYTHONHASHSEED: base.PYTHONHASHSEED ?? '0' };
     /** The user's own environment, for the final check of the result. */
-    this.userEnv = { ...base, LIBC_FATAL_STDERR_: '1' };
+    this.userEnv = { ...base, LIBC_FATAL_STDERR_: '1', PYTHON_COLORS: '0' };
     /** The user's environment with the `autodd` package on PYTHONPATH: for a result that keeps freeze markers. */
     this.freezeEnv = { ...this.userEnv, PYTHONPATH: joinPath([FREEZE_DIR, base.PYTHONPATH]) };
     /** @type {(number | undefined)[]} open files of the jobs, see `write` */
@@ -216,17 +219,20 @@ export class Workspace {
     this.isolated = false;
     /** @type {string | null} why runs could not be isolated, if they could not */
     this.sandboxProblem = null;
+    /** @type {string[]} writable folders runs see read-only (see `probeSandbox`) */
+    this.refused = [];
     /** The program's own path, where an isolated run places and runs its candidate. */
-    this.runAs = sourcePath ? path.resolve(sourcePath) : null;
+    // Resolved: a symlink's target is what Python runs, and its folder is sys.path[0].
+    this.runAs = sourcePath ? realpath(path.resolve(sourcePath)) : null;
     /** @type {string | null} a file fed to every run's standard input */
     this.stdin = stdin ? path.resolve(stdin) : null;
     /** @type {string[] | null} unisolated, each job's copy of the program's folder */
     this.copies = null;
     /** The program's folder. */
-    this.programDir = sourcePath ? path.dirname(path.resolve(sourcePath)) : null;
+    this.programDir = this.runAs ? path.dirname(this.runAs) : null;
     /** The folders an isolated run sees a private, writable copy of. */
     this.writable = [
-      sourcePath && path.dirname(path.resolve(sourcePath)),
+      this.programDir ?? undefined,
       outputPath && path.dirname(path.resolve(outputPath)),
       this.cwd,
       os.homedir(),
@@ -340,7 +346,23 @@ export class Workspace {
       });
       child.on('close', (status) => {
         clearTimeout(timer);
-        resolve(status === 0 ? null : out.trim().split('\n').pop() || `the probe exited with ${status}`);
+        const last = out.trim().split('\n').pop() ?? '';
+        if (status !== 0) {
+          resolve(last || `the probe exited with ${status}`);
+          return;
+        }
+        // The folders the kernel would not overlay (a mount made outside inside them):
+        // runs see them read-only.
+        /** @type {string[]} */
+        const refused = JSON.parse(last || '[]');
+        this.refused = refused;
+        this.writable = this.writable.filter((dir) => !refused.includes(realpath(dir)));
+        const home = this.runAs ? path.dirname(this.runAs) : null;
+        if (home && !this.writable.some((dir) => inside(home, realpath(dir)))) {
+          resolve(`the program's folder ${home} holds a mount that cannot be overlaid`);
+          return;
+        }
+        resolve(null);
       });
     });
   }
@@ -394,6 +416,28 @@ const openWorkspaces = new Set();
 process.on('exit', () => {
   for (const workspace of openWorkspaces) workspace.close();
 });
+
+/**
+ * A path with its symlinks resolved (itself if it does not exist).
+ * @param {string} p
+ */
+function realpath(p) {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * Whether `dir` is `parent` or inside it.
+ * @param {string} dir
+ * @param {string} parent
+ */
+function inside(dir, parent) {
+  const rel = path.relative(parent, dir);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
 
 /** @param {(string | undefined)[]} dirs */
 function joinPath(dirs) {

@@ -208,6 +208,11 @@ export async function reducePython(options) {
           `candidates cannot be isolated here (${workspace.sandboxProblem}): they run unisolated, ` +
             'and can change or delete your files',
         );
+      } else if (workspace.refused.length > 0) {
+        warn(
+          `runs see ${workspace.refused.join(', ')} read-only: a mount inside cannot be overlaid, ` +
+            'so a program that writes there fails as it would on a read-only disk',
+        );
       }
       // Where the user runs the result: OUTPUT (or the program itself).
       const target = output ? path.resolve(output) : workspace.runAs;

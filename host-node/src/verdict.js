@@ -59,8 +59,10 @@ export class Oracle {
           'not in what it writes itself; quoted lines count for this run (--match-quoted-source)',
       );
     }
-    const good = checks.filter((r) => (this.matchQuoted ? r.foundAnywhere : r.found));
+    let good = checks.filter((r) => (this.matchQuoted ? r.foundAnywhere : r.found));
     this.originalKind = failureKind(good[0]);
+    // With sameError a run that shows MSG but fails another way does not reproduce.
+    if (this.sameError) good = good.filter((r) => failureKind(r) === this.originalKind);
     if (good.length < checks.length) {
       if (retries === 1) throw flaky(this.errMsg, checks, good.length);
       warn(

@@ -275,6 +275,22 @@ describe('the final check is the user run', { skip }, () => {
     assert.match(asShown.stderr, /ValueError: keep frozen bug/);
   });
 
+  test('a symlinked SOURCE runs as its target, beside its target folder', async () => {
+    const { dir } = project({
+      'shapes.py': 'def check(k):\n    raise ValueError(f"tile {k} is odd")\n',
+      'prog.py': 'import shapes\nshapes.check(3)\n',
+    });
+    const links = tempDir();
+    fs.symlinkSync(path.join(dir, 'prog.py'), path.join(links, 'prog.py'));
+    for (const backend of BACKENDS) {
+      const r = await runCli(['prog.py', '--err-msg', 'is odd', '-o', 'min.py', '--backend', backend], {
+        cwd: links,
+      });
+      assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
+      assert.deepEqual(fs.readdirSync(dir).sort(), ['prog.py', 'shapes.py']);
+    }
+  });
+
   test('--no-sandbox warns', async () => {
     const { dir } = project({ 'p.py': 'raise ValueError("plain failure")\n' });
     const r = await runCli(['p.py', '--err-msg', 'plain failure', '-o', 'min.py', '--no-sandbox'], {

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -389,4 +390,44 @@ print("ok")
       assert.match(r.stderr, /^autodd: error: --retries must be a positive integer/);
     }
   });
+});
+
+describe('kinds of failure the checks must see alike', { skip }, () => {
+  test('a program killed by SIGKILL fails the same way in the final check (--same-error)', async () => {
+    const dir = fixture({
+      'k9.py': 'import os\nprint("about to die: dead by signal", flush=True)\nos.kill(os.getpid(), 9)\n',
+    });
+    for (const backend of BACKENDS) {
+      const r = await runCli(
+        ['k9.py', '--err-msg', 'dead by signal', '-o', 'min.py', '--same-error', '--backend', backend],
+        { cwd: dir },
+      );
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /result: {3}killed by SIGKILL, .*\(2 of 2 runs reproduced\)/);
+    }
+  });
+
+  // Python 3.13 colors its tracebacks when FORCE_COLOR is set, even into a pipe.
+  const pyenv = path.join(process.env.PYENV_ROOT ?? path.join(os.homedir(), '.pyenv'), 'versions');
+  const python313 = [
+    'python3.13',
+    ...(fs.existsSync(pyenv) ? fs.readdirSync(pyenv) : [])
+      .filter((v) => v.startsWith('3.13'))
+      .map((v) => path.join(pyenv, v, 'bin', 'python3.13')),
+  ].find((p) => spawnSync(p, ['-c', 'pass']).status === 0);
+  test(
+    'colored tracebacks (Python 3.13, FORCE_COLOR) are still read',
+    { skip: python313 ? false : 'no python3.13 here' },
+    async () => {
+      const program = PROGRAMS[0];
+      const dir = fixture({ 'bug.py': program.source });
+      const r = await runCli(
+        ['bug.py', '--err-msg', program.msg, '-o', 'min.py', '--python', /** @type {string} */ (python313)],
+        { cwd: dir, env: { FORCE_COLOR: '1' } },
+      );
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /original: AssertionError, MSG in /);
+      assert.match(r.stderr, /result: {3}AssertionError, MSG in /);
+    },
+  );
 });

@@ -22,7 +22,7 @@ const MSG_LINE_CHARS = 200;
  */
 const FRAME = /^( *\| )?  File "[^"]*", line \d+/;
 /** `x.py:3: UserWarning: …`: the next line, indented by two, quotes the source. */
-const WARNING = /^.*:\d+: [A-Za-z_][\w.]*Warning: /;
+const WARNING = /^[^\n]*:\d+: [A-Za-z_][\w.]*Warning: /;
 /** A traceback at the top level (not one of a group's sub-exceptions). */
 const HEADER = /^(  \+ Exception Group )?Traceback \(most recent call last\):/;
 /** `ValueError: …`, `json.decoder.JSONDecodeError: …`, `KeyboardInterrupt`. */
@@ -152,7 +152,8 @@ export class OutputScan {
     const text = bytes.toString('latin1').replace(/\r?\n$/, '');
     if (this.warned) {
       this.warned = false;
-      if (text.startsWith('  ')) return 'quoted';
+      // A warning with no source to show (`sys:1: …`) is followed by whatever comes.
+      if (text.startsWith('  ') && !FRAME.test(text) && !HEADER.test(text)) return 'quoted';
     }
     if (this.quote !== null) {
       if (text.startsWith(`${this.quote}    `)) return 'quoted';
@@ -161,8 +162,10 @@ export class OutputScan {
     const frame = FRAME.exec(text);
     if (frame) {
       this.quote = frame[1] ?? '';
-      // A SyntaxError of the program itself has a frame and no "Traceback" line.
-      if (this.expect === null && this.quote === '') this.expect = '';
+      // A SyntaxError of the program itself has a frame with no `, in NAME` and no
+      // "Traceback" line (a stack printed by traceback.print_stack() has `, in`).
+      const syntax = !text.slice(frame[0].length).startsWith(', in ');
+      if (this.expect === null && this.quote === '' && syntax) this.expect = '';
     } else if (HEADER.test(text)) {
       this.expect = text.startsWith(' ') ? '  | ' : '';
     } else if (WARNING.test(text)) {
