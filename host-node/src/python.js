@@ -221,6 +221,8 @@ export class Workspace {
     this.sandboxProblem = null;
     /** @type {string[]} writable folders runs see read-only (see `probeSandbox`) */
     this.refused = [];
+    /** @type {Map<string, SandboxConfig>} see `sandboxConfig` */
+    this.sandboxConfigs = new Map();
     /** The program's own path, where an isolated run places and runs its candidate. */
     // Resolved: a symlink's target is what Python runs, and its folder is sys.path[0].
     this.runAs = sourcePath ? realpath(path.resolve(sourcePath)) : null;
@@ -314,10 +316,26 @@ export class Workspace {
    * @returns {SandboxConfig | null}
    */
   sandbox(slot, runAs) {
-    if (!this.isolated) return null;
-    const scratch = path.join(this.dir, `scratch-${slot}`);
-    fs.mkdirSync(scratch, { recursive: true });
-    return { scratch, writable: this.writable, runAs: runAs ?? this.runAs, cwd: this.cwd };
+    return this.isolated ? this.sandboxConfig(slot, runAs ?? this.runAs) : null;
+  }
+
+  /**
+   * The isolation config of job `slot`, made (with its scratch folder) once, not for
+   * every run.
+   * @param {number | 'final' | 'probe'} slot
+   * @param {string | null} runAs
+   * @returns {SandboxConfig}
+   */
+  sandboxConfig(slot, runAs) {
+    const key = `${slot}\0${runAs}`;
+    let config = this.sandboxConfigs.get(key);
+    if (!config) {
+      const scratch = path.join(this.dir, `scratch-${slot}`);
+      fs.mkdirSync(scratch, { recursive: true });
+      config = { scratch, writable: this.writable, runAs, cwd: this.cwd };
+      this.sandboxConfigs.set(key, config);
+    }
+    return config;
   }
 
   /**
@@ -329,9 +347,7 @@ export class Workspace {
       return Promise.resolve(`isolation needs Linux, not ${process.platform}`);
     // For the tests of the fallback, on machines that do isolate.
     if (process.env.AUTODD_NO_NAMESPACES) return Promise.resolve('AUTODD_NO_NAMESPACES is set');
-    this.isolated = true;
-    const config = this.sandbox('probe');
-    this.isolated = false;
+    const config = this.sandboxConfig('probe', this.runAs);
     return new Promise((resolve) => {
       const child = spawn(this.python, ['-I', '-S', SANDBOX_PY, '--probe', JSON.stringify(config)], {
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,32 +5,50 @@
 /** Bytes of each stream's tail kept for messages. */
 export const TAIL_BYTES = 4096;
 
-export class Capture {
+/** Whether a needle occurs in a stream fed in chunks (it may straddle two). */
+export class Finder {
   /** @param {Buffer} needle the message to look for, as UTF-8 bytes */
   constructor(needle) {
     this.needle = needle;
     this.found = false;
     /** The last needle.length - 1 bytes: the needle may straddle two chunks. */
     this.carry = Buffer.alloc(0);
+  }
+
+  /**
+   * @param {Buffer} chunk
+   * @returns {boolean} whether the needle was first found in this chunk
+   */
+  feed(chunk) {
+    if (this.found) return false;
+    const data = this.carry.length ? Buffer.concat([this.carry, chunk]) : chunk;
+    if (data.includes(this.needle)) {
+      this.found = true;
+      this.carry = Buffer.alloc(0);
+      return true;
+    }
+    const keep = Math.max(this.needle.length - 1, 0);
+    // Copy, so the carry does not pin a large chunk in memory.
+    this.carry = Buffer.from(data.subarray(Math.max(data.length - keep, 0)));
+    return false;
+  }
+}
+
+/** A Finder that also keeps the stream's bounded tail, for messages. */
+export class Capture extends Finder {
+  /** @param {Buffer} needle */
+  constructor(needle) {
+    super(needle);
     this.tail = Buffer.alloc(0);
   }
 
   /** @param {Buffer} chunk */
   feed(chunk) {
-    if (!this.found) {
-      const data = this.carry.length ? Buffer.concat([this.carry, chunk]) : chunk;
-      if (data.includes(this.needle)) {
-        this.found = true;
-        this.carry = Buffer.alloc(0);
-      } else {
-        const keep = Math.max(this.needle.length - 1, 0);
-        // Copy, so the carry does not pin a large chunk in memory.
-        this.carry = Buffer.from(data.subarray(Math.max(data.length - keep, 0)));
-      }
-    }
+    const first = super.feed(chunk);
     const start = Math.max(chunk.length - TAIL_BYTES, 0);
     const tail = Buffer.concat([this.tail, chunk.subarray(start)]);
     this.tail = Buffer.from(tail.subarray(Math.max(tail.length - TAIL_BYTES, 0)));
+    return first;
   }
 
   /** The tail as text (invalid UTF-8 replaced). */

@@ -7,7 +7,7 @@
 // (`OutputScan` in python/autodd_scan.py); both are held to the cases in
 // test/fixtures/output-scan.json, so the two backends judge a run alike.
 
-import { TAIL_BYTES } from './capture.js';
+import { Capture, Finder } from './capture.js';
 
 const NL = 0x0a;
 /** A line longer than this is judged by its start; the rest follows that judgement. */
@@ -30,47 +30,18 @@ const EXCEPTION = /^([A-Za-z_][\w.]*)(?::|\s*$)/;
 /** A block of complete lines with none of these can hold no quote and no traceback. */
 const MARKERS = ['File "', 'Traceback (most recent call last):', 'Warning: '].map((m) => Buffer.from(m));
 
-/** Whether a needle occurs in a stream fed in chunks (it may straddle two). */
-class Finder {
-  /** @param {Buffer} needle */
-  constructor(needle) {
-    this.needle = needle;
-    this.found = false;
-    this.carry = Buffer.alloc(0);
-  }
-
-  /**
-   * @param {Buffer} chunk
-   * @returns {boolean} whether the needle was first found in this chunk
-   */
-  feed(chunk) {
-    if (this.found) return false;
-    const data = this.carry.length ? Buffer.concat([this.carry, chunk]) : chunk;
-    if (data.includes(this.needle)) {
-      this.found = true;
-      this.carry = Buffer.alloc(0);
-      return true;
-    }
-    const keep = Math.max(this.needle.length - 1, 0);
-    // Copy, so the carry does not pin a large chunk in memory.
-    this.carry = Buffer.from(data.subarray(Math.max(data.length - keep, 0)));
-    return false;
-  }
-}
-
 export class OutputScan {
   /** @param {Buffer} needle the message to look for, as UTF-8 bytes */
   constructor(needle) {
     this.needle = needle;
-    /** MSG anywhere in the stream, quoted source included. */
-    this.anywhere = new Finder(needle);
+    /** MSG anywhere in the stream, quoted source included; and the stream's tail. */
+    this.anywhere = new Capture(needle);
     /** MSG in the stream with the quoted source lines left out. */
     this.own = new Finder(needle);
     /** @type {string | null} the first line of the program's own output holding MSG */
     this.msgLine = null;
     /** @type {string | null} the exception type of the last traceback */
     this.exception = null;
-    this.tail = Buffer.alloc(0);
     /** The line begun and not yet ended. */
     this.partial = Buffer.alloc(0);
     /** @type {'own' | 'quoted' | null} what the rest of an overlong line is */
@@ -90,9 +61,6 @@ export class OutputScan {
   /** @param {Buffer} chunk */
   feed(chunk) {
     this.anywhere.feed(chunk);
-    const start = Math.max(chunk.length - TAIL_BYTES, 0);
-    const tail = Buffer.concat([this.tail, chunk.subarray(start)]);
-    this.tail = Buffer.from(tail.subarray(Math.max(tail.length - TAIL_BYTES, 0)));
 
     let data = chunk;
     if (this.rest !== null) {
@@ -136,7 +104,7 @@ export class OutputScan {
 
   /** The tail as text (invalid UTF-8 replaced). */
   text() {
-    return this.tail.toString('utf8');
+    return this.anywhere.text();
   }
 
   idle() {
