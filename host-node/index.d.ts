@@ -1,30 +1,10 @@
 // Public API of the `autodd` package. Hand-written: this is the contract; the JSDoc
 // types in src/ are checked against Node's types with `npm run typecheck`.
 
-/** Counters and sizes of a reduction. */
-export interface Stats {
-  /** Candidates the engine proposed. */
-  proposed: number;
-  /** Verdicts reported back to it. */
-  reported: number;
-  /** Candidates that became the new best program. */
-  accepted: number;
-  /** Verdicts that came too late (the best program had changed). */
-  stale: number;
-  /** Candidates the engine answered itself because it had seen the same program. */
-  cacheHits: number;
-  /** Candidates the engine dropped unrun because they could not be accepted. */
-  skipped: number;
-  /** Candidates the engine dropped unrun because CPython would not compile them. */
-  invalid: number;
-  /** The phase running last (`fast`, `simplify`, `slow`, ...). */
-  phase: string;
-  round: number;
-  originalBytes: number;
-  originalLines: number;
-  bestBytes: number;
-  bestLines: number;
-}
+// The engine's types are generated from the Rust types (crates/autodd-core, by tsify)
+// into pkg/autodd_wasm.d.ts; this file re-exports them.
+import type { ErrorCode as EngineErrorCode, ReducerOptions, Stats } from './pkg/autodd_wasm.js';
+export type { Stats, Candidate, ReducerOptions, Verdict } from './pkg/autodd_wasm.js';
 
 /** A candidate that became the new best program. */
 export interface AcceptedStep {
@@ -53,23 +33,25 @@ export interface Progress {
   accepted?: AcceptedStep;
 }
 
-/** Stable codes of the errors autodd throws; `message` is for people. */
-export type ErrorCode =
+/**
+ * Stable codes of the errors autodd throws; `message` is for people. The one list:
+ * the engine's codes come from its Rust `ErrorCode`, the host's are these, and a
+ * test checks that each is thrown somewhere and nothing else is.
+ */
+export type HostErrorCode =
   /** Bad options (an empty errMsg, jobs < 1, ...). */
   | 'usage'
   /** The program file cannot be used (missing, a directory, not UTF-8, empty). */
   | 'bad-input'
-  /** The program is not valid Python; `line` and `column` say where. */
-  | 'syntax-error'
-  | 'empty-source'
-  | 'unknown-rewrite'
-  | 'invalid-argument'
   /** The interpreter cannot be run or is not Python 3. */
   | 'no-python'
   /** The original program is not interesting (does not print errMsg, or isInteresting rejects it). */
   | 'not-reproduced'
   /** The wasm engine was not built: run scripts/build-wasm.sh nodejs. */
   | 'wasm-missing';
+
+/** `internal` is a bug, never thrown as an `AutoddError`. */
+export type ErrorCode = Exclude<EngineErrorCode, 'internal'> | HostErrorCode;
 
 /** Every error autodd throws for a user's mistake. Other errors are bugs. */
 export class AutoddError extends Error {
@@ -291,36 +273,11 @@ export interface FailureInfo {
   reproduced: number;
 }
 
-/** Switches for the engine's improvements over the reference tool. */
-export interface EngineOptions {
-  /** Only the rewrites of `python -m tilelang.autodd`. */
-  referenceOnly?: boolean;
-  /** Restart the search's probabilities after every accepted candidate (plain PDD). */
-  forget?: boolean;
-  /** Also run candidates CPython would refuse to compile. */
-  allowInvalid?: boolean;
-  /**
-   * Run the canonicalizing phase (`attach-full-func-args`, `with-bind-0`) in every
-   * round, as the reference does, instead of only the first.
-   */
-  canonicalizeEveryRound?: boolean;
-  /**
-   * Start each phase with fresh probabilities instead of what the round's earlier
-   * phases learned about the sites they share.
-   */
-  freshPhases?: boolean;
-  /**
-   * Start every site of a fresh search at probability 0.93, as plain PDD does,
-   * instead of starting the value-replacing rewrites low.
-   */
-  uniformPriors?: boolean;
-  /**
-   * Start a later round with the rewrites whose candidate alone hung (ran out of time
-   * or was stuck) at the usual prior, as plain PDD does, instead of low: by default each
-   * is tried alone, after the other sites, and never drags a group into another hang.
-   */
-  forgetHangs?: boolean;
-}
+/**
+ * Switches for the engine's improvements over the reference tool (each documented in
+ * `ReducerOptions`); `rewrites` and `keepClasses` are set by their own options.
+ */
+export type EngineOptions = Omit<ReducerOptions, 'rewrites' | 'keepClasses'>;
 
 export interface ReducePythonResult {
   /** The result: what `output` holds. */

@@ -1,10 +1,7 @@
 // Errors that are the user's to fix carry a stable `code`; the CLI prints their
 // message on one line and exits 2 (1 for `not-reproduced`), never with a stack trace.
 
-/**
- * @typedef {'usage' | 'bad-input' | 'syntax-error' | 'empty-source' | 'unknown-rewrite'
- *   | 'invalid-argument' | 'no-python' | 'not-reproduced' | 'wasm-missing' | 'aborted'} ErrorCode
- */
+/** @typedef {import('../index.js').ErrorCode} ErrorCode (the list is in index.d.ts) */
 
 export class AutoddError extends Error {
   /**

@@ -8,134 +8,176 @@
  * @property {string} [short] a one-letter alias
  * @property {string} [value] what the option takes, as `--help` shows it (none: a switch)
  * @property {string} help one line, in Markdown (`code` loses its backticks in `--help`)
+ * @property {string | null} api the `reducePython()` option it sets (`engine.forget`: a field
+ *   of `engine`), named in index.d.ts; null for what only the command has. The long help is
+ *   docs/options.md's section of the same heading (test/options.test.js checks all three).
  */
 
 /** @type {readonly OptionSpec[]} */
 export const OPTION_SPECS = [
   {
     name: 'err-msg',
+    api: 'errMsg',
     value: 'MSG',
     help: "the failure signature, found case-sensitively in the program's own output; required, never empty",
   },
   {
     name: 'output',
+    api: 'output',
     short: 'o',
     value: 'FILE',
     help: 'the result, replaced atomically each time a smaller candidate reproduces, so it always holds a program that reproduced',
   },
   {
     name: 'backend',
+    api: 'backend',
     value: 'NAME',
     help: '`runner` (default): warm forked Python workers, one per job; `subproc`: a fresh `python3 FILE` per candidate',
   },
-  { name: 'timeout', value: 'SEC', help: 'per-candidate limit (default 60); a timeout is never interesting' },
+  {
+    name: 'timeout',
+    api: 'timeout',
+    value: 'SEC',
+    help: 'per-candidate limit (default 60); a timeout is never interesting',
+  },
   {
     name: 'jobs',
+    api: 'jobs',
     short: 'j',
     value: 'N',
     help: 'N candidates at once (default 1), with verdicts counted in proposal order so the search is the one `-j 1` runs',
   },
   {
     name: 'same-error',
+    api: 'sameError',
     help: "a candidate must also end with the original's exception type, or its signal, or (with neither) its exit status",
   },
   {
     name: 'retries',
+    api: 'retries',
     value: 'N',
     help: 'run a candidate that does not reproduce up to N times in all before it counts as not reproducing (default 1)',
   },
   {
     name: 'match-quoted-source',
+    api: 'matchQuotedSource',
     help: "count MSG in source lines that Python quotes (traceback frames, a `SyntaxError`'s line, a warning's line) too",
   },
   {
     name: 'stdin',
+    api: 'stdin',
     value: 'FILE',
     help: "feed FILE to every run's standard input, the final check's too (by default runs read an empty input)",
   },
-  { name: 'force-jobs', help: 'allow `-j` above 4 times the CPUs this process may use (refused otherwise)' },
+  {
+    name: 'force-jobs',
+    api: 'forceJobs',
+    help: 'allow `-j` above 4 times the CPUs this process may use (refused otherwise)',
+  },
   {
     name: 'no-sandbox',
+    api: 'sandbox',
     help: 'run candidates unisolated (by default each sees the file system read-only, with copy-on-write overlays)',
   },
   {
     name: 'python',
+    api: 'python',
     value: 'PATH',
     help: 'the interpreter (default `python3`, resolved once to its real path)',
   },
-  { name: 'no-preload', help: "runner: do not import the program's modules in advance" },
+  { name: 'no-preload', api: 'preload', help: "runner: do not import the program's modules in advance" },
   {
     name: 'keep-freeze',
+    api: 'keepFreeze',
     help: 'keep freeze markers in the result (by default they go when the result reproduces without them)',
   },
   {
     name: 'report',
+    api: null,
     value: 'FILE',
     help: 'write JSON with statistics, timings, how the runs ended, the limits used, both failures and every accepted step',
   },
   {
     name: 'trace',
+    api: null,
     value: 'FILE',
     help: 'write one JSON line per candidate run (phase, rewrites, sites, size, verdict, outcome, milliseconds, runs)',
   },
   {
     name: 'no-adaptive-timeout',
+    api: 'adaptiveTimeout',
     help: "give every candidate the full `--timeout` instead of 10× the original's faster run plus 20 ms",
   },
   {
     name: 'no-learned-timeout',
+    api: 'learnTimeout',
     help: "keep the original's cap instead of following the reproducing candidates' run times once 8 reproduced",
   },
   {
     name: 'memory-limit',
+    api: 'memoryLimit',
     value: 'MIB',
     help: 'runner, Linux: what each candidate may allocate beyond its worker (default: half the RAM shared by the jobs)',
   },
-  { name: 'no-memory-limit', help: 'no memory limit for candidates' },
+  { name: 'no-memory-limit', api: 'memoryLimit', help: 'no memory limit for candidates' },
   {
     name: 'no-stuck-detection',
+    api: 'stuckDetection',
     help: 'runner: let a candidate whose threads all wait with no timeout run to its time limit instead of killing it',
   },
   {
     name: 'no-lookahead',
+    api: 'lookahead',
     help: 'propose a candidate only when a run slot is free (by default the next one is proposed while others run)',
   },
   {
     name: 'no-speculation',
+    api: 'speculate',
     help: "`-j N`: leave free slots idle while a success or a phase's end waits on earlier candidates",
   },
   {
     name: 'no-prefork',
+    api: 'prefork',
     help: "runner: fork and compile each candidate's process only when it is due, not while the one before runs",
   },
   {
     name: 'no-cpu-affinity',
+    api: 'cpuAffinity',
     help: 'runner, `-j N`: let every job use every CPU instead of keeping to its own share',
   },
   {
     name: 'no-hang-memory',
+    api: 'engine.forgetHangs',
     help: 'let later rounds try a rewrite whose candidate alone hung in groups again, as plain PDD does (comparisons)',
   },
-  { name: 'reference-rewrites', help: 'only the rewrites of `python -m tilelang.autodd` (comparisons)' },
+  {
+    name: 'reference-rewrites',
+    api: 'engine.referenceOnly',
+    help: 'only the rewrites of `python -m tilelang.autodd` (comparisons)',
+  },
   {
     name: 'no-memory',
+    api: 'engine.forget',
     help: "restart the search's probabilities after every accepted candidate, as plain PDD does (comparisons)",
   },
   {
     name: 'canonicalize-every-round',
+    api: 'engine.canonicalizeEveryRound',
     help: 'add `*args`/`**kwargs` to every def in every round, as the reference does (comparisons)',
   },
   {
     name: 'fresh-phases',
+    api: 'engine.freshPhases',
     help: "start each phase's search afresh instead of from what the round's earlier phases learned (comparisons)",
   },
   {
     name: 'uniform-priors',
+    api: 'engine.uniformPriors',
     help: 'start every site at probability 0.93, as plain PDD does (comparisons)',
   },
-  { name: 'quiet', help: 'only errors and warnings' },
-  { name: 'help', short: 'h', help: 'show the help' },
-  { name: 'version', short: 'V', help: 'show the version' },
+  { name: 'quiet', api: null, help: 'only errors and warnings' },
+  { name: 'help', api: null, short: 'h', help: 'show the help' },
+  { name: 'version', api: null, short: 'V', help: 'show the version' },
 ];
 
 /**

@@ -1,7 +1,6 @@
-// The one driver of the wasm engine, shared by `reduce()` (a JS predicate),
-// `reducePython()` and the CLI: pull candidates, run up to `jobs` at once, report
-// verdicts, and cancel the candidates in flight once one of them is accepted
-// (they were made from a program that is no longer the best).
+// The one driver of the wasm engine in Node, shared by `reduce()` (a JS predicate),
+// `reducePython()` and the CLI: it carries out what the engine's scheduler asks (run
+// a candidate, cancel one, report a verdict) and tells it when each run ends.
 
 import { AutoddError, fromEngine } from './errors.js';
 import { loadEngine } from './engine.js';
@@ -10,6 +9,9 @@ import { loadEngine } from './engine.js';
 /** @typedef {import('../pkg/autodd_wasm.js').Candidate} Candidate */
 /** @typedef {import('../pkg/autodd_wasm.js').Stats} Stats */
 /** @typedef {import('../pkg/autodd_wasm.js').ReducerOptions} ReducerOptions */
+/** @typedef {import('../pkg/autodd_wasm.js').Verdict} Verdict */
+/** @typedef {import('../pkg/autodd_wasm.js').Action} Action */
+/** @typedef {Extract<Action, { kind: 'report' }>} Report */
 
 /**
  * A candidate that was accepted: the new best program.
@@ -81,56 +83,16 @@ export function createReducer(source, options) {
 }
 
 /**
- * A candidate handed to `evaluate`, from the moment it is proposed until its verdict
- * is reported (or it goes stale).
- * @typedef {object} Entry
- * @property {Candidate} candidate
- * @property {Line} line the reducer it was proposed by
- * @property {AbortController} controller
- * @property {boolean} stale its verdict no longer matters (it was cancelled)
- * @property {boolean} [verdict] once its run is over
- * @property {boolean} [hung] its run hung (see `evaluate`)
- */
-
-/**
- * A reducer and its candidates out, in the order it proposed them: a verdict is
- * reported only once every earlier one has been, so a faster later run never
- * overtakes an earlier one and `-j N` follows the same search as `-j 1`.
- * @typedef {object} Line
- * @property {Reducer} reducer
- * @property {Entry[]} order
- */
-
-/**
- * The best program after an accept, with its size.
- * @typedef {{ best: string, bytes: number, lines: number }} Best
- */
-
-/**
- * A verdict a speculative line reported (and what it accepted, if anything), held
- * back until its assumptions prove true.
- * @typedef {{ entry: Entry, accepted?: Best }} Held
- */
-
-/**
  * Why a candidate's `signal` aborts: its verdict is no longer needed. One shared
  * reason, as `abort()` without one builds a DOMException, stack trace and all.
  */
 const STALE = Object.freeze(new Error('the candidate went stale'));
 
 /**
- * Runs a reduction to its end (or until `signal` aborts).
- *
- * With several jobs, a success that finishes while an earlier candidate still runs
- * (typically one that hangs until its time limit) would hold every other slot idle:
- * its acceptance waits on that earlier verdict, and anything proposed meanwhile from
- * the current best would go stale. Instead the engine makes a copy in which the
- * earlier candidates failed and the success was accepted (`speculate`), and the
- * free slots run candidates proposed by the copy. The same goes for a phase's end,
- * where the engine proposes nothing until every verdict is in: the copy assumes the
- * candidates out all fail. When they do fail, as most do, the copy takes over
- * (`adopt`) with its verdicts already in; when one succeeds instead, the copy and
- * its candidates are dropped. Either way the search is the one `-j 1` makes.
+ * Runs a reduction to its end (or until `signal` aborts): the core's `Scheduler`
+ * decides what runs, in which order verdicts count, and when to speculate (see
+ * crates/autodd-core/src/schedule.rs); this loop only runs candidates, waits for
+ * them and times the engine.
  * @param {Reducer} reducer
  * @param {DriveOptions} options
  * @returns {Promise<DriveResult>}
@@ -140,8 +102,13 @@ export async function drive(
   { evaluate, jobs, lookahead = true, speculate = true, prepare, onProgress, onAccept, signal },
 ) {
   const started = performance.now();
-  /** @typedef {{ entry: Entry, verdict?: boolean | 'hung', error?: unknown }} Settled */
-  /** @type {Map<Entry, Promise<void>>} */
+  const { Scheduler } = loadEngine();
+  const scheduler = new Scheduler(reducer, { jobs, lookahead, speculate });
+  /** @typedef {{ id: number, verdict?: Verdict, error?: unknown }} Settled */
+  /**
+   * The runs going, by candidate id: what aborts each, and when it settles.
+   * @type {Map<number, { controller: AbortController, settled: Promise<void> }>}
+   */
   const inflight = new Map();
   /**
    * Runs that are over and not yet taken in, in the order they ended. The loop takes
@@ -175,63 +142,43 @@ export async function drive(
       if (running === 0) engineOutsideRunsMs += ms;
     }
   };
-  /** @type {Line} */
-  const main = { reducer, order: [] };
-  /**
-   * The speculative line, while `success` waits on earlier candidates of `main` (its
-   * reducer is a copy in which they failed and `success` was accepted), or while the
-   * main line waits at a phase's end for the verdicts of all its candidates out
-   * (`success` undefined: a copy in which they all failed).
-   * @type {{ line: Line, success?: Required<Held>, held: Held[] } | undefined}
-   */
-  let spec;
-  /**
-   * One candidate proposed ahead, while the runs in flight go on, so the engine's
-   * time overlaps them; it is dispatched when a slot frees up. The engine never
-   * proposes across a phase boundary ahead of verdicts, so this changes nothing in
-   * the search (an accept makes it stale like the candidates in flight).
-   * @type {{ candidate: Candidate, line: Line } | undefined}
-   */
-  let ahead;
   const aborted = new Promise((resolve) => {
     if (signal?.aborted) resolve(undefined);
     signal?.addEventListener('abort', () => resolve(undefined), { once: true });
   });
 
-  /** @param {Candidate} candidate @param {Line} line */
-  const dispatch = (candidate, line) => {
-    /** @type {Entry} */
-    const entry = { candidate, line, controller: new AbortController(), stale: false };
+  /** @param {Candidate} candidate */
+  const run = (candidate) => {
+    const controller = new AbortController();
     running += 1;
     const settled = Promise.resolve()
-      .then(() => evaluate(candidate, entry.controller.signal))
+      .then(() => evaluate(candidate, controller.signal))
       .then(
-        (verdict) => ({ entry, verdict: verdict === 'hung' ? verdict : verdict === true }),
-        (error) => ({ entry, error }),
+        (verdict) => ({
+          id: candidate.id,
+          verdict: /** @type {Verdict} */ (
+            verdict === 'hung' ? 'hung' : verdict === true ? 'interesting' : 'uninteresting'
+          ),
+        }),
+        (error) => ({ id: candidate.id, error }),
       )
       .then((/** @type {Settled} */ result) => {
         running -= 1;
         finished.push(result);
         wake?.();
       });
-    inflight.set(entry, settled);
-    line.order.push(entry);
+    inflight.set(candidate.id, { controller, settled });
   };
-  /** Cancels `entries`: their verdicts will not be reported. @param {Entry[]} entries */
-  const cancel = (entries) => {
-    for (const entry of entries) {
-      entry.stale = true;
-      entry.controller.abort(STALE);
+  /** Carries out the scheduler's actions, in order. @param {Action[]} actions */
+  const perform = async (actions) => {
+    for (const action of actions) {
+      if (action.kind === 'run') run(action.candidate);
+      else if (action.kind === 'cancel') inflight.get(action.id)?.controller.abort(STALE);
+      else await reported(action);
     }
   };
-  const cancelAll = async () => {
-    cancel([...inflight.keys()]);
-    await Promise.all(inflight.values());
-    inflight.clear();
-  };
-
-  /** Counts a reported verdict and tells `onProgress`. @param {AcceptedStep} [step] */
-  const progressed = async (/** @type {string | undefined} */ best, step) => {
+  /** Counts a reported verdict and tells `onAccept` and `onProgress`. @param {Report} report */
+  const reported = async ({ id, phase, rewrites, sites, accepted }) => {
     tried += 1;
     // The counters cross the wasm boundary only when someone reads them (a quiet run
     // never does between accepted candidates).
@@ -240,192 +187,66 @@ export async function drive(
     /** @type {Progress} */
     const progress = {
       get stats() {
-        return (stats ??= timed(() => reducer.stats()));
+        return (stats ??= timed(() => scheduler.stats()));
       },
       tried,
       elapsedMs: performance.now() - started,
     };
-    if (step) {
-      step.elapsedMs = progress.elapsedMs;
+    if (accepted) {
+      const { source, bytes, lines } = accepted;
+      /** @type {AcceptedStep} */
+      const step = { id, phase, rewrites, sites, bytes, lines, elapsedMs: progress.elapsedMs };
       steps.push(step);
       progress.accepted = step;
-      await onAccept?.(/** @type {string} */ (best), step);
+      await onAccept?.(source, step);
     }
     onProgress?.(progress);
-  };
-  /** @param {Entry} entry @param {Best} size @returns {AcceptedStep} */
-  const stepOf = ({ candidate }, { bytes, lines }) => ({
-    id: candidate.id,
-    phase: candidate.phase,
-    rewrites: candidate.rewrites,
-    sites: candidate.sites,
-    bytes,
-    lines,
-    elapsedMs: 0,
-  });
-
-  /** The best program of reducer `r`, with its size. @param {Reducer} r @returns {Best} */
-  const bestOf = (r) => {
-    const stats = timed(() => r.stats());
-    return { best: timed(() => r.best()), bytes: stats.bestBytes, lines: stats.bestLines };
-  };
-  /** The progress of one held verdict. @param {Held} held */
-  const release = ({ entry, accepted }) => progressed(accepted?.best, accepted && stepOf(entry, accepted));
-
-  /** The speculation's assumptions held: its line becomes the main one. */
-  const adopt = async () => {
-    const s = /** @type {NonNullable<typeof spec>} */ (spec);
-    spec = undefined;
-    timed(() => reducer.adopt(s.line.reducer));
-    main.order = s.line.order;
-    for (const entry of main.order) entry.line = main;
-    for (const entry of inflight.keys()) if (entry.line === s.line) entry.line = main;
-    if (ahead?.line === s.line) ahead.line = main;
-    // The candidates assumed to fail were reported as their verdicts came in.
-    if (s.success) await release(s.success);
-    for (const held of s.held) await release(held);
-  };
-  /** An earlier candidate succeeded after all: the speculation is void. */
-  const dropSpeculation = () => {
-    const s = /** @type {NonNullable<typeof spec>} */ (spec);
-    spec = undefined;
-    cancel([...inflight.keys()].filter((entry) => entry.line === s.line));
-    if (ahead?.line === s.line) ahead = undefined;
-    s.line.reducer.free();
-  };
-  /**
-   * Reports the verdicts at the front of `line` that are in, in order.
-   * @param {Line} line
-   */
-  const report = async (line) => {
-    while (line.order.length > 0 && line.order[0].verdict !== undefined) {
-      const entry = /** @type {Entry} */ (line.order.shift());
-      const verdict = /** @type {boolean} */ (entry.verdict);
-      if (line === main && entry === spec?.success?.entry) {
-        // Every candidate before it failed: the speculation held.
-        await adopt();
-        continue;
-      }
-      const accepted = timed(() => line.reducer.report(entry.candidate.id, verdict, entry.hung));
-      /** @type {Best | undefined} */
-      let size;
-      if (accepted) {
-        // One of the candidates the speculation assumed to fail did not.
-        if (line === main && spec) dropSpeculation();
-        // Every later candidate of the line assumed this one fails: all stale.
-        cancel(line.order);
-        line.order = [];
-        if (ahead?.line === line) ahead = undefined;
-        size = bestOf(line.reducer);
-      }
-      if (line === main) await progressed(size?.best, size && stepOf(entry, size));
-      else spec?.held.push({ entry, accepted: size });
-      // At a phase's end, every candidate the copy assumed to fail did.
-      if (line === main && spec && !spec.success && main.order.length === 0) await adopt();
-    }
-  };
-  /**
-   * Goes on from a copy of the engine in which the main line's candidates `failed`
-   * failed and `success`, if any, was accepted.
-   * @param {Entry[]} failed
-   * @param {Entry} [success]
-   * @returns {boolean} whether the copy was made
-   */
-  const startSpeculation = (failed, success) => {
-    const ids = failed.map((entry) => entry.candidate.id);
-    const copy = timed(() => reducer.speculate(ids, success?.candidate.id));
-    if (!copy) return false;
-    spec = {
-      line: { reducer: copy, order: [] },
-      success: success && { entry: success, accepted: bestOf(copy) },
-      held: [],
-    };
-    return true;
-  };
-  /**
-   * A success of the main line waits on earlier candidates still running: go on
-   * from a copy in which they failed.
-   */
-  const maybeSpeculate = () => {
-    if (!speculate || spec) return;
-    const at = main.order.findIndex((entry) => entry.verdict === true);
-    if (at <= 0 || !startSpeculation(main.order.slice(0, at), main.order[at])) return;
-    // Proposed on the assumption that the success fails: stale either way.
-    cancel(main.order.slice(at + 1));
-    main.order = main.order.slice(0, at + 1);
-    if (ahead?.line === main) ahead = undefined;
-  };
-  /**
-   * The main line has nothing to propose until its candidates out are all judged
-   * (a phase's end): go on from a copy in which they all failed.
-   */
-  const speculateAtPhaseEnd = () => {
-    if (!speculate || spec || main.order.length === 0) return false;
-    if (main.order.some((entry) => entry.verdict === true)) return false;
-    return startSpeculation(main.order);
   };
 
   try {
     while (!signal?.aborted) {
-      const line = spec?.line ?? main;
-      // A success waiting on an earlier verdict of the proposing line will most
-      // likely be accepted, which would make anything started now stale: wait
-      // instead (a run that hangs holds it up to the time limit).
-      const successWaits = line.order.some((entry) => entry.verdict === true);
-      let drained = false;
-      while (inflight.size < jobs && !successWaits) {
-        const candidate = ahead?.line === line ? ahead.candidate : timed(() => line.reducer.nextCandidate());
-        ahead = undefined;
-        if (!candidate) {
-          drained = true;
-          break;
-        }
-        dispatch(candidate, line);
-      }
-      if (drained && line === main && inflight.size < jobs && speculateAtPhaseEnd()) continue;
-      // Nothing in flight and nothing to propose: the engine is done.
+      await perform(timed(() => scheduler.fill()));
+      // Nothing running and nothing to propose: the reduction is over.
       if (inflight.size === 0) break;
-      if (lookahead && !ahead && !successWaits) {
+      if (lookahead) {
         // Let the evaluations just started hand their candidates over first.
         await new Promise((resolve) => setImmediate(resolve));
         if (running > 0 && !signal?.aborted) {
-          const candidate = timed(() => line.reducer.nextCandidate());
-          if (candidate) {
-            ahead = { candidate, line };
-            prepare?.(candidate);
-          }
+          const candidate = timed(() => scheduler.proposeAhead());
+          if (candidate) prepare?.(candidate);
         }
       }
-
       if (finished.length === 0) {
         await Promise.race([aborted, new Promise((resolve) => (wake = () => resolve(undefined)))]);
         wake = undefined;
       }
       if (signal?.aborted) break;
-      for (const { entry, verdict, error } of finished.splice(0)) {
-        inflight.delete(entry);
+      for (const { id, verdict, error } of finished.splice(0)) {
+        inflight.delete(id);
         if (error !== undefined) throw error;
-        // A stale candidate was cancelled: its verdict means nothing.
-        if (entry.stale) continue;
-        entry.verdict = verdict === true;
-        entry.hung = verdict === 'hung';
-        await report(entry.line);
-        maybeSpeculate();
+        await perform(timed(() => scheduler.finished(id, /** @type {Verdict} */ (verdict))));
       }
     }
   } finally {
-    await cancelAll();
-    if (spec) dropSpeculation();
+    for (const action of scheduler.cancelAll()) {
+      if (action.kind === 'cancel') inflight.get(action.id)?.controller.abort(STALE);
+    }
+    await Promise.all([...inflight.values()].map(({ settled }) => settled));
+    inflight.clear();
   }
-  return {
-    source: reducer.best(),
-    stats: reducer.stats(),
-    tried,
-    steps,
-    interrupted: Boolean(signal?.aborted) && !reducer.isDone(),
-    engineMs,
-    engineOutsideRunsMs,
-  };
+  try {
+    return {
+      source: scheduler.best(),
+      stats: scheduler.stats(),
+      tried,
+      steps,
+      interrupted: Boolean(signal?.aborted) && !scheduler.isDone(),
+      engineMs,
+      engineOutsideRunsMs,
+    };
+  } finally {
+    scheduler.free();
+  }
 }
 
 /**

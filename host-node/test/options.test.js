@@ -30,3 +30,66 @@ test('the parser takes every declared option, and --help lists each', () => {
 test('every line of --help fits in 80 columns', () => {
   for (const line of helpText().split('\n')) assert.ok(line.length <= 80, line);
 });
+
+/**
+ * The field names of `interface NAME { ... }` in a declaration file.
+ * @param {string} file
+ * @param {string} name
+ */
+function fieldsOf(file, name) {
+  const text = fs.readFileSync(file, 'utf8');
+  const body = new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`).exec(text);
+  assert.ok(body, `${file} declares ${name}`);
+  return new Set([...body[1].matchAll(/^ {2,4}(\w+)\??[:(]/gm)].map((m) => m[1]));
+}
+
+/** A value `parseCli` takes for each option with a value. */
+const SAMPLES = /** @type {Record<string, string>} */ ({
+  backend: 'subproc',
+  'memory-limit': '100',
+  python: 'python3.12',
+  stdin: 'in.txt',
+});
+
+test('each option sets the reducePython() option it names, declared in index.d.ts', () => {
+  const api = fieldsOf(path.join(HOST, 'index.d.ts'), 'ReducePythonOptions');
+  const engine = fieldsOf(path.join(HOST, 'pkg', 'autodd_wasm.d.ts'), 'ReducerOptions');
+  const base = ['p.py', '--err-msg', 'M', '-o', 'out.py'];
+  const plain = /** @type {Record<string, any>} */ (parseCli(base));
+  for (const option of OPTION_SPECS) {
+    if (option.api === null) continue;
+    const [head, field] = option.api.startsWith('engine.') ? ['engine', option.api.slice(7)] : [option.api];
+    assert.ok(api.has(head), `index.d.ts: ReducePythonOptions has no ${head} (--${option.name})`);
+    if (field) assert.ok(engine.has(field), `ReducerOptions has no ${field} (--${option.name})`);
+    if (option.name === 'err-msg' || option.name === 'output') continue;
+    const args = [...base, `--${option.name}`];
+    if (option.value) args.push(SAMPLES[option.name] ?? '3');
+    const parsed = /** @type {Record<string, any>} */ (parseCli(args));
+    const at = (/** @type {Record<string, any>} */ o) => (field ? o[head][field] : o[head]);
+    assert.notDeepEqual(at(parsed), at(plain), `--${option.name} does not change ${option.api}`);
+  }
+});
+
+test('docs/options.md has a section for every option', () => {
+  const docs = fs.readFileSync(path.join(HOST, '..', 'docs', 'options.md'), 'utf8');
+  const headings = [...docs.matchAll(/^### (.*)$/gm)].map((m) => m[1]).join('\n');
+  for (const option of OPTION_SPECS) {
+    assert.match(headings, new RegExp(`\`(-\\w, )?--${option.name}\\b`), `docs/options.md: --${option.name}`);
+  }
+});
+
+test('the error codes thrown are the ones index.d.ts lists, each thrown somewhere', () => {
+  const declared = /export type HostErrorCode =([\s\S]*?);/.exec(
+    fs.readFileSync(path.join(HOST, 'index.d.ts'), 'utf8'),
+  );
+  assert.ok(declared, 'index.d.ts declares HostErrorCode');
+  const listed = new Set([...declared[1].matchAll(/\| '([a-z-]+)'/g)].map((m) => m[1]));
+  const thrown = new Set();
+  for (const dir of ['src', 'src/backends']) {
+    for (const name of fs.readdirSync(path.join(HOST, dir)).filter((n) => n.endsWith('.js'))) {
+      const text = fs.readFileSync(path.join(HOST, dir, name), 'utf8');
+      for (const m of text.matchAll(/new AutoddError\(\s*'([a-z-]+)'/g)) thrown.add(m[1]);
+    }
+  }
+  assert.deepEqual([...thrown].sort(), [...listed].sort());
+});

@@ -1,16 +1,18 @@
 // The reduction, off the page's thread: this worker loads the same wasm engine as
-// every other host, drives its pull API (nextCandidate → mocked oracle → report) and
-// posts progress in batches, so the page stays responsive at any speed.
+// every other host and drives the same scheduler as the Node host (fill → mocked
+// oracle → finished), one candidate at a time, posting progress in batches so the
+// page stays responsive at any speed.
 //
 // Messages in:  start { run, source, predicate } · play · pause · step · speed { delay } · stop
 // Messages out: ready · started { run, stats, warnings, best } · progress { run, events, stats, done, best? }
 //               · error { run, where: 'program' | 'oracle' | 'engine', message, code?, line?, column? }
 
-import init, { Reducer } from '../pkg/autodd_wasm.js';
+import init, { Reducer, Scheduler } from '../pkg/autodd_wasm.js';
 import { compilePredicate } from './oracle.js';
 
 /**
  * @typedef {import('../pkg/autodd_wasm.js').Candidate} Candidate
+ * @typedef {import('../pkg/autodd_wasm.js').Action} Action
  * @typedef {object} CandidateEvent
  * @property {number} n 1-based count of candidates tried in this run
  * @property {number} id
@@ -30,7 +32,7 @@ import { compilePredicate } from './oracle.js';
 const SLICE_MS = 30;
 const encoder = new TextEncoder();
 
-/** @type {Reducer | null} */
+/** @type {Scheduler | null} */
 let reducer = null;
 /** @type {((source: string) => boolean) | null} */
 let predicate = null;
@@ -94,8 +96,13 @@ function start(newRun, source, body) {
     post({ type: 'error', run, where: 'oracle', message: message(e) });
     return;
   }
+  /** @type {string[]} */
+  let warnings;
   try {
-    reducer = new Reducer(source);
+    const parsed = new Reducer(source);
+    warnings = parsed.warnings();
+    reducer = new Scheduler(parsed, { jobs: 1 });
+    parsed.free();
   } catch (e) {
     post({ type: 'error', run, where: 'program', ...engineError(e) });
     return;
@@ -120,7 +127,7 @@ function start(newRun, source, body) {
     free();
     return;
   }
-  post({ type: 'started', run, stats: reducer.stats(), warnings: reducer.warnings(), best: reducer.best() });
+  post({ type: 'started', run, stats: reducer.stats(), warnings, best: reducer.best() });
 }
 
 /** Runs one batch, posts it, and schedules the next while playing. */
@@ -142,31 +149,33 @@ function tick() {
 function runFor(count, ms) {
   /** @type {CandidateEvent[]} */
   const events = [];
-  const r = /** @type {Reducer} */ (reducer);
+  const r = /** @type {Scheduler} */ (reducer);
   const until = performance.now() + ms;
   while (events.length < count && performance.now() < until) {
-    if (r.isDone()) break;
-    const candidate = r.nextCandidate();
-    // A sequential host reports every candidate before asking again, so the engine
-    // always has one to give until it is done.
-    if (!candidate) break;
-    const accepted = judge(candidate);
-    r.report(candidate.id, accepted);
-    tried++;
-    const stats = r.stats();
-    events.push({
-      n: tried,
-      id: candidate.id,
-      phase: candidate.phase,
-      rewrites: candidate.rewrites,
-      sites: candidate.sites,
-      accepted,
-      bytes: encoder.encode(candidate.source).length,
-      lines: countLines(candidate.source),
-      bestBytes: stats.bestBytes,
-      bestLines: stats.bestLines,
-      ...(accepted ? { source: candidate.source } : {}),
-    });
+    // With one job the scheduler hands out one candidate, then reports its verdict.
+    const run = r.fill().find((action) => action.kind === 'run');
+    if (!run) break;
+    const { candidate } = run;
+    const verdict = judge(candidate) ? 'interesting' : 'uninteresting';
+    for (const action of r.finished(candidate.id, verdict)) {
+      if (action.kind !== 'report') continue;
+      tried++;
+      const accepted = action.accepted !== undefined;
+      const stats = r.stats();
+      events.push({
+        n: tried,
+        id: candidate.id,
+        phase: candidate.phase,
+        rewrites: candidate.rewrites,
+        sites: candidate.sites,
+        accepted,
+        bytes: encoder.encode(candidate.source).length,
+        lines: countLines(candidate.source),
+        bestBytes: stats.bestBytes,
+        bestLines: stats.bestLines,
+        ...(accepted ? { source: candidate.source } : {}),
+      });
+    }
   }
   return { events, done: r.isDone() || (events.length === 0 && count > 0) };
 }

@@ -6,6 +6,7 @@ use std::fmt;
 /// Stable machine-readable error codes. Hosts (CLI, JS API, playground) switch on
 /// [`ErrorCode::as_str`]; the strings never change once released.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "kebab-case")]
 pub enum ErrorCode {
     /// The source is not valid Python.
@@ -16,6 +17,8 @@ pub enum ErrorCode {
     UnknownRewrite,
     /// A site index or another argument is out of range.
     InvalidArgument,
+    /// A bug in autodd (a value the bindings could not convert); never the user's.
+    Internal,
 }
 
 impl ErrorCode {
@@ -26,6 +29,7 @@ impl ErrorCode {
             ErrorCode::EmptySource => "empty-source",
             ErrorCode::UnknownRewrite => "unknown-rewrite",
             ErrorCode::InvalidArgument => "invalid-argument",
+            ErrorCode::Internal => "internal",
         }
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! It parses a Python program, protects frozen code, proposes smaller candidate
 //! programs by rewriting the AST, and prints them. It does no I/O: a host drives it
-//! through the step API of [`Reducer`] (`next_candidate` → run it → `report`).
+//! through the step API of [`Reducer`] (`next_candidate` → run it → `report`), or
+//! through [`Scheduler`], which runs several candidates at once in the order of one.
 
 pub mod api;
 mod apply;
@@ -14,6 +15,7 @@ pub mod parse;
 pub mod phase;
 pub mod reducer;
 pub mod rewrites;
+pub mod schedule;
 pub mod search;
 pub mod sites;
 pub mod unparse;
@@ -25,3 +27,4 @@ pub use api::{
 };
 pub use error::{Error, ErrorCode};
 pub use reducer::{Candidate, Options, Reducer, Stats};
+pub use schedule::{Accepted, Action, ScheduleOptions, Scheduler, Verdict};

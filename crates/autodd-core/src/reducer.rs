@@ -26,6 +26,8 @@ use crate::validity;
 
 /// Options of a reduction.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+#[cfg_attr(feature = "ts", tsify(type_prefix = "Reducer"))]
 #[serde(default, rename_all = "camelCase")]
 pub struct Options {
     /// Restrict the reduction to these rewrites (user-visible names); `None` runs all.
@@ -66,6 +68,7 @@ pub struct Options {
 
 /// A program proposed for the host to run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Candidate {
     /// Unique within one reduction; pass it back to [`Reducer::report`].
@@ -82,6 +85,7 @@ pub struct Candidate {
 
 /// Counters and sizes of a reduction so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Stats {
     /// Candidates handed to the host.

@@ -3,13 +3,17 @@
 //! decision is the core's. Errors reach JS as `Error`s carrying a stable `code`
 //! (and `line`/`column` for a syntax error), never as panics.
 
+use serde::de::DeserializeOwned;
 use serde::Serialize;
+use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use autodd_core::{Candidate, ErrorCode, Stats, Verdict};
+
 mod types;
 
-use types::{JsCandidate, JsReducerOptions, JsSites, JsStats};
+use types::{JsActions, JsSites};
 
 /// Installs the panic hook so that a bug in the engine shows its message on the
 /// console instead of a bare `unreachable` trap.
@@ -18,8 +22,23 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// A reduction in progress. Drive it with `nextCandidate()` → run the program →
-/// `report(id, interesting, hung)` until `isDone()`; call `free()` when finished.
+#[wasm_bindgen]
+extern "C" {
+    /// `ReducerOptions | undefined` on the JS side.
+    #[wasm_bindgen(typescript_type = "ReducerOptions")]
+    pub type JsReducerOptions;
+
+    #[wasm_bindgen(typescript_type = "ScheduleOptions")]
+    pub type JsScheduleOptions;
+
+    #[wasm_bindgen(typescript_type = "Verdict")]
+    pub type JsVerdict;
+}
+
+/// A reduction in progress, one candidate at a time. Drive it with
+/// `nextCandidate()` → run the program → `report(id, interesting, hung)` until
+/// `isDone()`, or hand it to a `Scheduler` to run several at once; call `free()`
+/// when finished.
 #[wasm_bindgen]
 pub struct Reducer {
     inner: autodd_core::Reducer,
@@ -31,14 +50,7 @@ impl Reducer {
     /// error, an empty program or bad options.
     #[wasm_bindgen(constructor)]
     pub fn new(source: &str, options: Option<JsReducerOptions>) -> Result<Reducer, JsValue> {
-        let options = match options {
-            Some(value) if !value.is_null() && !value.is_undefined() => {
-                serde_wasm_bindgen::from_value(value.into()).map_err(|e| {
-                    code_error("invalid-argument", &format!("invalid reducer options: {e}"))
-                })?
-            }
-            _ => autodd_core::Options::default(),
-        };
+        let options = from_js(options.map(Into::into), "reducer options")?;
         let inner = autodd_core::Reducer::new(source, options).map_err(core_error)?;
         Ok(Reducer { inner })
     }
@@ -47,12 +59,7 @@ impl Reducer {
     /// the candidates in flight are reported.
     #[wasm_bindgen(js_name = nextCandidate)]
     pub fn next_candidate(&mut self) -> Result<Option<JsCandidate>, JsValue> {
-        match self.inner.next_candidate() {
-            Some(candidate) => Ok(Some(
-                to_js::<types::Candidate>(candidate.into())?.unchecked_into(),
-            )),
-            None => Ok(None),
-        }
+        self.inner.next_candidate().map(|c| typed(&c)).transpose()
     }
 
     /// The verdict for candidate `id`; returns whether it was accepted (it is the new
@@ -74,32 +81,6 @@ impl Reducer {
         Ok(self.inner.report(id, interesting))
     }
 
-    /// A copy of this reduction as it will be once the candidates `failed` are
-    /// reported uninteresting and then `accepted` (if given) interesting: propose
-    /// from it while one of `failed` still runs (behind a success, or at a phase's
-    /// end, where `nextCandidate` waits for every verdict). If they all fail, `adopt`
-    /// the copy; if one succeeds, free the copy and report here as usual. Ids never
-    /// repeat between the two. `undefined` if `accepted` is not out.
-    pub fn speculate(
-        &mut self,
-        failed: Vec<f64>,
-        accepted: Option<f64>,
-    ) -> Result<Option<Reducer>, JsValue> {
-        let failed = failed
-            .into_iter()
-            .map(candidate_id)
-            .collect::<Result<Vec<_>, _>>()?;
-        let accepted = accepted.map(candidate_id).transpose()?;
-        let copy = self.inner.speculate(&failed, accepted);
-        Ok(copy.map(|inner| Reducer { inner }))
-    }
-
-    /// Goes on as `copy`, a copy from `speculate` whose assumptions all held; `copy`
-    /// is consumed.
-    pub fn adopt(&mut self, copy: Reducer) {
-        self.inner.adopt(copy.inner);
-    }
-
     /// The current best program (the smallest interesting one once done).
     pub fn best(&self) -> String {
         self.inner.best().to_string()
@@ -113,12 +94,112 @@ impl Reducer {
 
     /// Counters and sizes so far.
     pub fn stats(&self) -> Result<JsStats, JsValue> {
-        Ok(to_js::<types::Stats>(self.inner.stats().into())?.unchecked_into())
+        typed(&self.inner.stats())
     }
 
     /// Messages for the user about the input (e.g. an unterminated freeze block).
     pub fn warnings(&self) -> Vec<String> {
         self.inner.warnings().to_vec()
+    }
+}
+
+/// Runs a reduction with several candidates out at once, following the search of one
+/// at a time: `fill()` says what to run, `finished(id, verdict)` takes each run's end
+/// and says which verdicts to report to the user (and which runs to cancel). The
+/// reduction is over when `fill()` returns nothing and `running()` is 0.
+#[wasm_bindgen]
+pub struct Scheduler {
+    inner: autodd_core::Scheduler,
+}
+
+#[wasm_bindgen]
+impl Scheduler {
+    /// A scheduler for a copy of `reducer` (which stays usable and unchanged).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        reducer: &Reducer,
+        options: Option<JsScheduleOptions>,
+    ) -> Result<Scheduler, JsValue> {
+        let options = from_js(options.map(Into::into), "schedule options")?;
+        Ok(Scheduler {
+            inner: autodd_core::Scheduler::new(reducer.inner.clone(), options),
+        })
+    }
+
+    /// Candidates to run now, one `run` action each.
+    pub fn fill(&mut self) -> Result<JsActions, JsValue> {
+        actions(self.inner.fill())
+    }
+
+    /// The candidate that will most likely run next, proposed while the current ones
+    /// run (a host may get ready to run it); `undefined` if none.
+    #[wasm_bindgen(js_name = proposeAhead)]
+    pub fn propose_ahead(&mut self) -> Result<Option<JsCandidate>, JsValue> {
+        self.inner.propose_ahead().map(|c| typed(&c)).transpose()
+    }
+
+    /// The run of candidate `id` ended with `verdict`: the reports it releases, in
+    /// order, and the runs to cancel.
+    pub fn finished(&mut self, id: f64, verdict: JsVerdict) -> Result<JsActions, JsValue> {
+        let id = candidate_id(id)?;
+        let verdict: Verdict = serde_wasm_bindgen::from_value(verdict.into()).map_err(|e| {
+            code_error(ErrorCode::InvalidArgument, &format!("invalid verdict: {e}"))
+        })?;
+        actions(self.inner.finished(id, verdict))
+    }
+
+    /// Cancels every run going: the reduction stops, keeping the best so far.
+    #[wasm_bindgen(js_name = cancelAll)]
+    pub fn cancel_all(&mut self) -> Result<JsActions, JsValue> {
+        actions(self.inner.cancel_all())
+    }
+
+    /// How many runs are going (cancelled ones included, until they end).
+    pub fn running(&self) -> u32 {
+        u32::try_from(self.inner.running()).unwrap_or(u32::MAX)
+    }
+
+    /// The best program so far (the smallest interesting one once done).
+    pub fn best(&self) -> String {
+        self.inner.best().to_string()
+    }
+
+    /// Whether the reduction is over.
+    #[wasm_bindgen(js_name = isDone)]
+    pub fn is_done(&self) -> bool {
+        self.inner.is_done()
+    }
+
+    /// Counters and sizes so far.
+    pub fn stats(&self) -> Result<JsStats, JsValue> {
+        typed(&self.inner.stats())
+    }
+}
+
+fn actions(actions: Vec<autodd_core::Action>) -> Result<JsActions, JsValue> {
+    Ok(to_js(&actions)?.unchecked_into())
+}
+
+type JsCandidate = <Candidate as Tsify>::JsType;
+type JsStats = <Stats as Tsify>::JsType;
+
+/// `value` as JS, typed with its generated TypeScript declaration.
+fn typed<T: Tsify + Serialize>(value: &T) -> Result<T::JsType, JsValue> {
+    Ok(to_js(value)?.unchecked_into())
+}
+
+/// A value from JS (`undefined` and `null` give the default), or `invalid-argument`.
+fn from_js<T: DeserializeOwned + Default>(
+    value: Option<JsValue>,
+    what: &str,
+) -> Result<T, JsValue> {
+    match value {
+        Some(value) if !value.is_null() && !value.is_undefined() => {
+            serde_wasm_bindgen::from_value(value).map_err(|e| {
+                code_error(ErrorCode::InvalidArgument, &format!("invalid {what}: {e}"))
+            })
+        }
+        _ => Ok(T::default()),
     }
 }
 
@@ -157,7 +238,7 @@ pub fn list_sites(source: &str, rewrite: &str) -> Result<JsSites, JsValue> {
         .into_iter()
         .map(types::Site::from)
         .collect();
-    Ok(to_js(sites)?.unchecked_into())
+    Ok(to_js(&sites)?.unchecked_into())
 }
 
 /// `source` with the single site `index` of `rewrite` applied.
@@ -174,15 +255,19 @@ fn candidate_id(id: f64) -> Result<u64, JsValue> {
         Ok(id as u64)
     } else {
         Err(code_error(
-            "invalid-argument",
+            ErrorCode::InvalidArgument,
             &format!("invalid candidate id {id}"),
         ))
     }
 }
 
-fn to_js<T: Serialize>(value: T) -> Result<JsValue, JsValue> {
-    serde_wasm_bindgen::to_value(&value)
-        .map_err(|e| code_error("internal", &format!("cannot convert a value for JS: {e}")))
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    serde_wasm_bindgen::to_value(value).map_err(|e| {
+        code_error(
+            ErrorCode::Internal,
+            &format!("cannot convert a value for JS: {e}"),
+        )
+    })
 }
 
 /// A core error as a JS `Error` with `code`, and `line`/`column` (UTF-16) when known.
@@ -191,7 +276,7 @@ fn core_error(e: autodd_core::Error) -> JsValue {
         (Some(line), Some(column)) => format!("{} at line {line}, column {column}", e.message),
         _ => e.message.clone(),
     };
-    let err = code_error(e.code.as_str(), &message);
+    let err = code_error(e.code, &message);
     if let Some(line) = e.line {
         set(&err, "line", line.into());
     }
@@ -201,9 +286,9 @@ fn core_error(e: autodd_core::Error) -> JsValue {
     err
 }
 
-fn code_error(code: &str, message: &str) -> JsValue {
+fn code_error(code: ErrorCode, message: &str) -> JsValue {
     let err: JsValue = js_sys::Error::new(message).into();
-    set(&err, "code", code.into());
+    set(&err, "code", code.as_str().into());
     err
 }
 
