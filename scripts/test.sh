@@ -13,6 +13,7 @@ step "browser (chromium, playwright-core)"
 scripts/setup-browser.sh
 step "npm packages"
 (cd host-node && npm ci --no-audit --no-fund --silent)
+(cd web-demo && npm ci --no-audit --no-fund --silent)
 
 step "format and lints"
 cargo fmt --all --check
@@ -36,8 +37,11 @@ host-node/node_modules/.bin/prettier --check web-demo tests/browser
 step "web-demo: page logic"
 (cd web-demo && node --test test/)
 
-step "web-demo: real browser"
-(cd tests/browser && node --test demo.test.mjs)
+step "web-demo: bundle (esbuild) into web-demo/dist"
+(cd web-demo && node build.mjs)
+
+step "web-demo: real browser, on the bundle"
+(cd tests/browser && AUTODD_DEMO_DIR=web-demo/dist node --test demo.test.mjs)
 
 step "autodd CLI and JS API against python3"
 (cd host-node && node --test --test-concurrency=1 test/*.test.js)

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// Copies the demo into web-demo/dist/ as plain static files, ready for any static
-// host: the page, its modules, the wasm package (build it first with
-// `scripts/build-wasm.sh web`) and the example programs, the tile-kernel one copied
-// from the repository's examples/autodd/.
+// Builds the demo into web-demo/dist/ for any static host: esbuild bundles the page's
+// script and the reduction worker (each with the wasm package's JS; build that first
+// with `scripts/build-wasm.sh web`), minified with source maps, beside the engine's
+// .wasm file, the page, its stylesheet and the example programs (the tile-kernel one
+// copied from the repository's examples/autodd/).
 //
 //   node web-demo/build.mjs [--out DIR]
 
 import { cp, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..');
@@ -28,11 +30,23 @@ for (const file of PKG_FILES) {
 }
 
 await rm(out, { recursive: true, force: true });
-await mkdir(path.join(out, 'pkg'), { recursive: true });
+await mkdir(path.join(out, 'src'), { recursive: true });
 
+// The page loads src/main.js, which starts src/worker.js; both find the engine at
+// `new URL('autodd_wasm_bg.wasm', import.meta.url)`, that is beside them.
+await build({
+  entryPoints: [path.join(here, 'src', 'main.js'), path.join(here, 'src', 'worker.js')],
+  outdir: path.join(out, 'src'),
+  bundle: true,
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+  sourcemap: true,
+  logLevel: 'warning',
+});
+await cp(path.join(here, 'pkg', 'autodd_wasm_bg.wasm'), path.join(out, 'src', 'autodd_wasm_bg.wasm'));
+await cp(path.join(here, 'src', 'style.css'), path.join(out, 'src', 'style.css'));
 await cp(path.join(here, 'index.html'), path.join(out, 'index.html'));
-await cp(path.join(here, 'src'), path.join(out, 'src'), { recursive: true });
-for (const file of PKG_FILES) await cp(path.join(here, 'pkg', file), path.join(out, 'pkg', file));
 await cp(path.join(here, 'examples'), path.join(out, 'examples'), { recursive: true });
 await mkdir(path.join(out, 'examples', 'autodd'), { recursive: true });
 await cp(

@@ -17,10 +17,10 @@ export const PYTHON_DIR = fileURLToPath(new URL('../python/', import.meta.url));
  */
 export const FREEZE_DIR = path.join(PYTHON_DIR, 'freeze');
 /** The launcher and module that isolate candidates from the user's files. */
-export const SANDBOX_PY = path.join(PYTHON_DIR, 'autodd_sandbox.py');
+export const SANDBOX_PY = path.join(PYTHON_DIR, 'autodd_runner', 'sandbox.py');
 
 /**
- * How one run is isolated (see python/autodd_sandbox.py).
+ * How one run is isolated (see python/autodd_runner/sandbox.py).
  * @typedef {object} SandboxConfig
  * @property {string} scratch an empty folder the run mounts its private tmpfs on
  * @property {string[]} writable folders the run sees a private, writable copy of

@@ -88,7 +88,7 @@ for (const { name, extra } of VARIANTS) {
         r.stderrTail,
         /^Traceback \(most recent call last\):\n {2}File "[^"]+", line 3, in <module>/,
       );
-      assert.doesNotMatch(r.stderrTail, /autodd_worker|runpy/);
+      assert.doesNotMatch(r.stderrTail, /autodd_worker|autodd_runner|runpy/);
     });
 
     test('MSG only in a source line the traceback quotes is not found; the type is kept', async () => {
@@ -424,7 +424,7 @@ describe('runner worker: a fork that fails for want of resources', () => {
         '-c',
         `import errno, sys
 sys.path.insert(0, sys.argv[1])
-import autodd_worker as w
+import autodd_runner.forkers as w
 failures = ${failures}
 calls = []
 class Forker:

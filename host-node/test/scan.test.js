@@ -1,5 +1,5 @@
 // The output scan of both backends against one table of cases: the JS scan (the
-// subproc backend's) and its Python twin in the runner's worker (autodd_scan) must both give each
+// subproc backend's) and its Python twin in the runner's worker (autodd_runner/scan.py) must both give each
 // case's expected answer. Then real python3 tracebacks, scanned as they come.
 
 import assert from 'node:assert/strict';
@@ -41,7 +41,7 @@ function scanPython() {
   const script = `
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from autodd_scan import OutputScan
+from autodd_runner.scan import OutputScan
 out = []
 for case in json.load(sys.stdin):
     scan = OutputScan(case["needle"].encode())

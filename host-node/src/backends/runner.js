@@ -1,4 +1,4 @@
-// The runner backend: one long-lived Python worker per job (python/autodd_worker.py)
+// The runner backend: one long-lived Python worker per job (python/autodd_runner/)
 // that imports the program's modules once and forks a child per candidate. The
 // protocol is described at the top of the worker.
 
@@ -42,7 +42,7 @@ const AHEAD_BYTES = 65536;
  * @property {boolean} [prefork] fork each candidate ahead of its request (see `Zygote`
  *   in the worker)
  * @property {import('../python.js').SandboxConfig | null} [sandbox] isolate each
- *   candidate (see python/autodd_sandbox.py); null: run them unisolated
+ *   candidate (see python/autodd_runner/sandbox.py); null: run them unisolated
  * @property {string | null} [programDir] the program's folder, whose modules are never
  *   preloaded
  * @property {string | null} [stdin] a file fed to each candidate's standard input

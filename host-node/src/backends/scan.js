@@ -4,7 +4,7 @@
 // line that warned), and the exception type of the last traceback.
 //
 // The runner's worker reads its candidates' output with a twin of this class
-// (`OutputScan` in python/autodd_scan.py); both are held to the cases in
+// (`OutputScan` in python/autodd_runner/scan.py); both are held to the cases in
 // test/fixtures/output-scan.json, so the two backends judge a run alike.
 
 import { Capture, Finder } from './capture.js';

@@ -17,7 +17,7 @@ quoting its own lines.
 The runner's worker imports this module (`enter` once at start, `isolate` in each
 candidate's process). The subproc backend runs it as a launcher:
 
-    python3 -I -S autodd_sandbox.py CONFIG FILE PYTHON [ARG ...]
+    python3 -I -S autodd_runner/sandbox.py CONFIG FILE PYTHON [ARG ...]
 
 which enters, isolates, puts FILE's text at the program's path and runs
 `PYTHON ARG ...` in a PID namespace of its own (see `launch`). `--probe CONFIG` says whether isolation works here: it prints
@@ -332,7 +332,7 @@ def main(args):
     if args[:1] == ["--probe"] and len(args) == 2:
         return 0 if probe(json.loads(args[1])) else 1
     if len(args) < 3:
-        sys.stderr.write("usage: autodd_sandbox.py CONFIG FILE PYTHON [ARG ...]\n")
+        sys.stderr.write("usage: sandbox.py CONFIG FILE PYTHON [ARG ...]\n")
         return 2
     try:
         launch(json.loads(args[0]), args[1], args[2:])

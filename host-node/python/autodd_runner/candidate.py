@@ -1,6 +1,6 @@
 """The candidate's side: the process forked for one candidate runs its program as
-`python3 PROGRAM` would (see `execute`), isolated when asked (see autodd_sandbox).
-Its settings are set once by the worker's "init" (see autodd_worker.main) before
+`python3 PROGRAM` would (see `execute`), isolated when asked (see sandbox).
+Its settings are set once by the worker's "init" (see worker.main and SETTINGS) before
 the first fork."""
 
 import atexit
@@ -11,7 +11,8 @@ import sys
 import types
 import warnings
 
-import autodd_sandbox
+from . import sandbox
+from .settings import SETTINGS
 
 
 # Compiled once before the first fork: a little of everything a program holds.
@@ -47,21 +48,8 @@ async def h():
             pass
 '''
 
-# The RLIMIT_DATA every candidate gets, (soft, hard) (see limit_data); None: no limit.
-DATA_LIMIT = None
-
 # The largest source the next candidate's process compiles ahead (see Zygote).
 AHEAD_BYTES = 65536
-
-# The isolation config (see autodd_sandbox), or None to run candidates unisolated;
-# set by "init". ISOLATED: this process has already isolated itself (a process
-# forked ahead does it while it waits).
-SANDBOX = None
-
-ISOLATED = False
-
-# A file fed to each candidate's standard input ("stdin" in "init"), else none.
-STDIN = None
 
 
 def exit_status(exc):
@@ -84,7 +72,7 @@ def execute(path, ahead=None):
     expected here, used only if it is this very file, byte for byte."""
     import builtins
 
-    # Isolated, the candidate runs from the program's own path (see autodd_sandbox).
+    # Isolated, the candidate runs from the program's own path (see sandbox).
     run_as = run_path(path)
     sys.argv[:] = [run_as]
     sys.path[0] = os.path.dirname(run_as)
@@ -97,8 +85,8 @@ def execute(path, ahead=None):
     try:
         with open(path, "rb") as f:
             source = f.read()
-        if SANDBOX is not None:
-            autodd_sandbox.place(SANDBOX, source)
+        if SETTINGS.sandbox is not None:
+            sandbox.place(SETTINGS.sandbox, source)
         used = ahead is not None and ahead[0] == path and ahead[1] == source
         if used:
             code = ahead[2]
@@ -124,15 +112,14 @@ def execute(path, ahead=None):
 
 def run_path(path):
     """The path a candidate read from `path` runs as."""
-    return (SANDBOX or {}).get("runAs") or path
+    return (SETTINGS.sandbox or {}).get("runAs") or path
 
 
 def isolate():
     """Isolates this process (a candidate's) once, if candidates are isolated."""
-    global ISOLATED
-    if SANDBOX is not None and not ISOLATED:
-        autodd_sandbox.isolate(SANDBOX)
-        ISOLATED = True
+    if SETTINGS.sandbox is not None and not SETTINGS.isolated:
+        sandbox.isolate(SETTINGS.sandbox)
+        SETTINGS.isolated = True
 
 
 def finalize(status):
@@ -160,15 +147,15 @@ def child(path, out_w, err_w, done_w, closing, ahead=None):
     status = 70
     try:
         os.setpgid(0, 0)
-        if DATA_LIMIT is not None:
-            resource.setrlimit(resource.RLIMIT_DATA, DATA_LIMIT)
+        if SETTINGS.data_limit is not None:
+            resource.setrlimit(resource.RLIMIT_DATA, SETTINGS.data_limit)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
         for fd in [*closing, out_w, err_w]:
             if fd > 2:
                 os.close(fd)
-        if STDIN is not None:
-            fd = os.open(STDIN, os.O_RDONLY)
+        if SETTINGS.stdin is not None:
+            fd = os.open(SETTINGS.stdin, os.O_RDONLY)
             os.dup2(fd, 0)
             os.close(fd)
             sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the candidate's stdin

@@ -9,15 +9,13 @@ import socket
 import sys
 import time
 
-import autodd_sandbox
-from autodd_candidate import AHEAD_BYTES, child, compile_ahead, isolate, warm_up
+from . import sandbox
+from .settings import SETTINGS
+from .candidate import AHEAD_BYTES, child, compile_ahead, isolate, warm_up
 
 
 # Pauses between attempts at a fork that failed for want of resources (see spawn).
 FORK_RETRY_SECONDS = (0.01, 0.03, 0.1, 0.2)
-
-# Whether the zygote forks each candidate ahead of its request (see Zygote).
-PREFORK = False
 
 # Without pidfd support, how often to look whether the child has exited.
 POLL_SECONDS = 0.05
@@ -174,7 +172,7 @@ class Zygote:
 
     def prepare(self, path, source):
         """Passes the program expected next to the next candidate's process, which
-        compiles it meanwhile (with PREFORK; see prefork). Unanswered; dropped if the
+        compiles it meanwhile (with SETTINGS.prefork; see prefork). Unanswered; dropped if the
         zygote cannot take it."""
         if not self.dead and len(source) <= AHEAD_BYTES:
             try:
@@ -287,7 +285,7 @@ def serve(sock):
 
 
 def serve_requests(sock, forked):
-    spare = None  # with PREFORK: (pid, socket) of the next candidate's process
+    spare = None  # with SETTINGS.prefork: (pid, socket) of the next candidate's process
     while True:
         message, fds, _, _ = socket.recv_fds(sock, AHEAD_BYTES + 8192, 3)
         kind, _, rest = message.partition(b" ")
@@ -322,7 +320,7 @@ def serve_requests(sock, forked):
                 os.close(fd)
             sock.send(b"e %d bad request" % errno.EINVAL)
             continue
-        if PREFORK:
+        if SETTINGS.prefork:
             # The spare, or if it is gone (it died waiting), a process forked now.
             pid, failure = None, None
             for _ in range(2):
@@ -379,7 +377,7 @@ STRAY_SECONDS = 0.05
 def adopt_orphans():
     """Makes this process the one orphaned descendants are given to (Linux)."""
     try:
-        autodd_sandbox.libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        sandbox.libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     except (OSError, AttributeError):
         pass
 

@@ -1,0 +1,101 @@
+// The time limits of a reduction: what a candidate may take, set from the original's
+// run and then from the candidates that reproduce, and when a waiting candidate is
+// probed for being stuck. Pure arithmetic over run times, tested without Python.
+
+/** Candidates may run this many times longer than the original did... */
+export const ADAPTIVE_FACTOR = 10;
+/**
+ * ...plus this margin, for noise (a busy machine, a slow fork). On the benchmark's 15
+ * cases no candidate that reproduced took over 3.4 times as long as the original, so
+ * for programs that run in milliseconds the margin is most of the cap: at 0.1 s it
+ * made each hang cost 15 to 30 times the original's run.
+ */
+export const ADAPTIVE_MARGIN_MS = 20;
+/**
+ * Once this many candidates reproduced, the limit follows their run times
+ * (`learnTimeout`): a hang is judged against what reproducing takes in this reduction,
+ * not only against the original's run...
+ */
+export const LEARN_AFTER = 8;
+/** ...at this many times the slowest of them... */
+export const LEARNED_FACTOR = 3;
+/**
+ * ...but never under this multiple of the original's run (both plus the margin, and
+ * never above the limit the original set). On the benchmark the slowest reproducing
+ * candidate took 1.3 to 3.4 times the original's run, so the floor decides for most
+ * programs, and a hang costs about half of what it did under the original's limit.
+ */
+export const LEARNED_FLOOR = 4;
+/**
+ * What starting a fresh interpreter (its site imports included) may add to a run that
+ * the candidates' limit was set for, in the one fresh run an interrupted reduction makes.
+ */
+export const FRESH_START_MS = 500;
+/** A candidate is probed for being stuck from this multiple of the original's time on… */
+export const STUCK_FACTOR = 2;
+/** …plus this. */
+export const STUCK_MARGIN_MS = 20;
+
+/** The limits of one reduction, as they change. */
+export class TimeLimits {
+  /**
+   * @param {object} how
+   * @param {number} how.timeoutMs the user's limit (`--timeout`), never exceeded
+   * @param {boolean} how.adaptive cap candidates at a multiple of the original's run
+   * @param {boolean} how.learn then follow the candidates that reproduce
+   */
+  constructor({ timeoutMs, adaptive, learn }) {
+    this.timeoutMs = timeoutMs;
+    this.adaptive = adaptive;
+    this.learn = adaptive && learn;
+    /** The limit of the candidates now. */
+    this.candidateMs = timeoutMs;
+    /** The limit the original's run set (the first one candidates had). */
+    this.firstCandidateMs = timeoutMs;
+    this.originalMs = 0;
+    this.found = 0;
+    this.slowestFoundMs = 0;
+  }
+
+  /**
+   * The original took `originalMs` (its faster run, when it ran twice): sets the
+   * candidates' limit from it.
+   * @param {number} originalMs
+   */
+  setOriginal(originalMs) {
+    this.originalMs = originalMs;
+    if (!this.adaptive) return;
+    this.candidateMs = Math.min(this.timeoutMs, ADAPTIVE_FACTOR * originalMs + ADAPTIVE_MARGIN_MS);
+    this.firstCandidateMs = this.candidateMs;
+  }
+
+  /** When a candidate waiting on nothing is probed for being stuck. */
+  get stuckMs() {
+    return STUCK_FACTOR * this.originalMs + STUCK_MARGIN_MS;
+  }
+
+  /** The limit of the one fresh run an interrupted reduction makes. */
+  get quickMs() {
+    return Math.min(this.timeoutMs, this.candidateMs + FRESH_START_MS);
+  }
+
+  /**
+   * A candidate reproduced in `ms`: from the LEARN_AFTER-th on, the limit follows the
+   * slowest of them (never above the original's limit). Returns the new limit when it
+   * changed.
+   * @param {number} ms
+   * @returns {number | undefined}
+   */
+  reproducedIn(ms) {
+    if (!this.learn) return undefined;
+    this.found += 1;
+    this.slowestFoundMs = Math.max(this.slowestFoundMs, ms);
+    if (this.found < LEARN_AFTER) return undefined;
+    const learned =
+      Math.max(LEARNED_FLOOR * this.originalMs, LEARNED_FACTOR * this.slowestFoundMs) + ADAPTIVE_MARGIN_MS;
+    const limit = Math.min(this.firstCandidateMs, learned);
+    if (limit === this.candidateMs) return undefined;
+    this.candidateMs = limit;
+    return limit;
+  }
+}

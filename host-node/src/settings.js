@@ -1,0 +1,113 @@
+// The settings of a reduction from `reducePython()`'s options: each one checked (a
+// usage or input error for a bad one, before anything runs), the program read, and the
+// defaults that depend on the machine (the memory allowance, forking ahead) decided.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import { BACKENDS } from './backends/index.js';
+import { AutoddError } from './errors.js';
+import { checkOutput, readSource } from './files.js';
+import { checkJobs } from './reduce.js';
+
+/** @typedef {import('../index.js').ReducePythonOptions} PythonReduceOptions */
+
+/**
+ * By default the jobs' candidates may allocate half the machine's memory between
+ * them (each beyond what its worker holds)…
+ */
+const MEMORY_SHARE = 0.5;
+/** …but each at least this much. */
+const MEMORY_FLOOR_MIB = 2048;
+/** A failure about memory: a candidate stopped by the limit could fake it. */
+const MEMORY_FAILURE = /MemoryError|out of memory|cannot allocate memory/i;
+export const MIB = 1024 * 1024;
+
+/**
+ * Checks the options (a usage or input error for a bad one), reads the program, and
+ * gives the settings of the reduction.
+ * @param {PythonReduceOptions} options
+ */
+export function settingsOf(options) {
+  const { errMsg, output } = options;
+  if (typeof errMsg !== 'string' || errMsg === '') {
+    // An empty message occurs in every output: everything would reduce to nothing.
+    throw new AutoddError('usage', 'the error message must not be empty');
+  }
+  const backendName = options.backend ?? 'runner';
+  if (!BACKENDS.includes(backendName)) {
+    throw new AutoddError('usage', `unknown backend '${backendName}' (use ${BACKENDS.join(' or ')})`);
+  }
+  const timeout = options.timeout ?? 60;
+  if (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)) {
+    throw new AutoddError('usage', `the timeout must be a positive number of seconds, not ${timeout}`);
+  }
+  const jobs = checkJobs(options.jobs);
+  const jobCap = 4 * os.availableParallelism();
+  if (jobs > jobCap && !options.forceJobs) {
+    throw new AutoddError(
+      'usage',
+      `${jobs} jobs is more than 4 times the ${os.availableParallelism()} CPUs this process may use (${jobCap}); ` +
+        'force it with --force-jobs (forceJobs)',
+    );
+  }
+  if (options.stdin !== undefined) checkStdin(options.stdin);
+  const retries = options.retries ?? 1;
+  if (!Number.isInteger(retries) || retries < 1) {
+    throw new AutoddError(
+      'usage',
+      `retries must be a whole number of runs, at least 1, not ${String(retries)}`,
+    );
+  }
+  const sameError = options.sameError === true;
+  if (backendName === 'subproc' && options.memoryLimit !== undefined && options.memoryLimit !== false) {
+    throw new AutoddError('usage', 'the memory limit needs the runner backend');
+  }
+  // The subproc backend has no way to limit memory (the default is then no limit).
+  const memoryLimit =
+    backendName === 'runner' ? memoryAllowance(options.memoryLimit, jobs, errMsg) : undefined;
+  // Forking ahead uses a CPU beside the candidate's: only where each job has two.
+  const prefork = backendName === 'runner' && (options.prefork ?? os.availableParallelism() >= 2 * jobs);
+  if ((options.file === undefined) === (options.source === undefined)) {
+    throw new AutoddError('usage', 'give exactly one of file and source');
+  }
+  const source = options.file !== undefined ? readSource(options.file) : String(options.source);
+  if (output) checkOutput(output, options.file);
+  return { errMsg, backendName, timeout, jobs, retries, sameError, memoryLimit, prefork, source };
+}
+
+/**
+ * Checks that `--stdin` names a readable file.
+ * @param {unknown} file
+ */
+function checkStdin(file) {
+  if (typeof file !== 'string' || file === '') throw new AutoddError('usage', 'stdin must name a file');
+  try {
+    if (!fs.statSync(file).isFile()) throw new Error('not a file');
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch {
+    throw new AutoddError('bad-input', `cannot read ${file} (for the standard input)`);
+  }
+}
+
+/**
+ * The bytes each candidate may allocate (undefined: no limit) for the option
+ * `memoryLimit` (MiB, false, or undefined for the default).
+ * @param {unknown} option
+ * @param {number} jobs
+ * @param {string} errMsg
+ * @returns {number | undefined}
+ */
+function memoryAllowance(option, jobs, errMsg) {
+  if (option === false) return undefined;
+  if (option === undefined) {
+    if (MEMORY_FAILURE.test(errMsg)) return undefined;
+    return Math.max(MEMORY_FLOOR_MIB * MIB, Math.floor((os.totalmem() * MEMORY_SHARE) / jobs));
+  }
+  if (typeof option !== 'number' || !(option > 0) || !Number.isFinite(option)) {
+    throw new AutoddError(
+      'usage',
+      `the memory limit must be a positive number of MiB, not ${String(option)}`,
+    );
+  }
+  return Math.round(option * MIB);
+}
