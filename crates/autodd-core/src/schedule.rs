@@ -16,7 +16,8 @@
 //!   a phase's end, where the engine proposes nothing until every verdict is in: the
 //!   copy assumes the candidates out all fail. When they do fail, as most do, the
 //!   copy takes over ([`Reducer::adopt`]) with its verdicts already in; when one
-//!   succeeds instead, the copy and its candidates are dropped.
+//!   succeeds, or hangs (a hang changes the next rounds' priors, which the copy may
+//!   have started), the copy and its candidates are dropped.
 
 use serde::{Deserialize, Serialize};
 
@@ -387,6 +388,11 @@ impl Scheduler {
                 // Every candidate before it failed: the speculation held.
                 self.adopt(Some(&entry), actions);
                 continue;
+            }
+            if line == Line::Main && hung && !interesting && self.spec.is_some() {
+                // The copy assumed a plain failure, but a hang also starts its site
+                // low in later rounds, which the copy may have begun already.
+                self.drop_speculation(actions);
             }
             let reducer = self.reducer(line);
             let accepted = if hung && !interesting {
