@@ -1,6 +1,7 @@
 //! Applying a chosen set of sites to a copy of the current best. Each outermost
 //! rewrite applies once; sites nested inside a replaced or removed node go with it.
 
+use crate::hash::FastMap;
 use crate::parse::ast::{self, Expr, Stmt};
 use crate::rewrites::calls::{
     forward_names, forwardable, inlinable, inlinable_assign, inline_calls, remove_call_args,
@@ -61,15 +62,25 @@ struct Applier<'a> {
     inlines: Vec<(String, Vec<Stmt>)>,
     /// Removed classes and their bases, for the names that read them (`class-to-base`).
     forwards: Vec<(String, Expr)>,
+    /// For each compound statement a chosen `hoist-stmt` replaces, the statement that
+    /// replaces it (the first chosen), and that statement once visited.
+    hoists: FastMap<u32, u32>,
+    hoisted: FastMap<u32, Stmt>,
 }
 
 impl<'a> Applier<'a> {
     fn new(map: &'a SiteMap, chosen: &[Site]) -> Self {
         let mut selected = vec![None; map.ends.len()];
+        let mut hoists = FastMap::default();
         for site in chosen {
             let slot = &mut selected[site.node as usize];
             if slot.is_none() {
                 *slot = Some(site.rewrite);
+                if site.rewrite == Rewrite::HoistStmt {
+                    if let Some(&target) = map.hoist_targets.get(&site.node) {
+                        hoists.entry(target).or_insert(site.node);
+                    }
+                }
             }
         }
         Applier {
@@ -80,11 +91,23 @@ impl<'a> Applier<'a> {
             call_args: Vec::new(),
             inlines: Vec::new(),
             forwards: Vec::new(),
+            hoists,
+            hoisted: FastMap::default(),
         }
     }
 
     fn selected(&self, id: u32) -> Option<Rewrite> {
         self.selected.get(id as usize).copied().flatten()
+    }
+
+    /// Which of the next `count` nodes (the parts of a string, see `strings.rs`) have
+    /// `rewrite` selected; moves past them.
+    fn selected_parts(&mut self, count: usize, rewrite: Rewrite) -> Vec<bool> {
+        let drop = (0..count as u32)
+            .map(|k| self.selected(self.next + k) == Some(rewrite))
+            .collect();
+        self.next += count as u32;
+        drop
     }
 
     /// Passes over the subtree of node `id` without visiting it.
@@ -162,7 +185,15 @@ impl VisitorMut for Applier<'_> {
                 }
                 _ => {
                     self.stmt(&mut stmt);
-                    body.push(stmt);
+                    // A `hoist-stmt` chosen inside: the statement it picked instead.
+                    match self
+                        .hoists
+                        .contains_key(&id)
+                        .then(|| self.hoisted.remove(&id))
+                    {
+                        Some(Some(inner)) => body.push(inner),
+                        _ => body.push(stmt),
+                    }
                 }
             }
         }
@@ -177,6 +208,12 @@ impl VisitorMut for Applier<'_> {
         match self.selected(id) {
             Some(Rewrite::WithBind0) => statements::edit_with(stmt),
             Some(Rewrite::AttachFullFuncArgs) => functions::attach_full_args(stmt),
+            Some(Rewrite::HoistStmt) => {
+                let target = self.map.hoist_targets.get(&id).copied();
+                if let Some(target) = target.filter(|t| self.hoists.get(t) == Some(&id)) {
+                    self.hoisted.insert(target, stmt.clone());
+                }
+            }
             _ => {}
         }
     }
@@ -192,19 +229,32 @@ impl VisitorMut for Applier<'_> {
             _ => {
                 self.next += 1;
                 walk::walk_expr(self, expr);
-                if let Expr::Constant(ast::ExprConstant {
-                    value: ast::Constant::Str(text),
-                    ..
-                }) = expr
-                {
-                    // The string's parts are its children (see `strings.rs`).
-                    let cuts = strings::parts(text);
-                    let drop: Vec<bool> = (0..cuts.len() as u32)
-                        .map(|k| self.selected(self.next + k) == Some(Rewrite::StrPartRemover))
-                        .collect();
-                    self.next += cuts.len() as u32;
-                    if drop.contains(&true) {
-                        *text = strings::without(text, &cuts, &drop);
+                if let Expr::Constant(ast::ExprConstant { value, .. }) = expr {
+                    // The string's parts, then its runs of characters, are its
+                    // children (see `strings.rs`).
+                    match value {
+                        ast::Constant::Str(text) => {
+                            let cuts = strings::parts(text);
+                            let drop = self.selected_parts(cuts.len(), Rewrite::StrPartRemover);
+                            let chars = strings::char_parts(text);
+                            let drop_chars =
+                                self.selected_parts(chars.len(), Rewrite::StrCharRemover);
+                            if drop.contains(&true) || drop_chars.contains(&true) {
+                                *text = strings::without_parts(
+                                    text,
+                                    (&cuts, &drop),
+                                    (&chars, &drop_chars),
+                                );
+                            }
+                        }
+                        ast::Constant::Bytes(bytes) => {
+                            let runs = strings::byte_parts(bytes);
+                            let drop = self.selected_parts(runs.len(), Rewrite::StrCharRemover);
+                            if drop.contains(&true) {
+                                *bytes = strings::without_bytes(bytes, &runs, &drop);
+                            }
+                        }
+                        _ => {}
                     }
                 }
             }

@@ -19,15 +19,21 @@ pub enum Phase {
     IntReduce,
     /// `func-arg-remover`, `general-expr-remover`, `general-keyword-remover`, plus the fast set.
     Slow,
+    /// `str-char-remover`, `hoist-stmt`: the fine rewrites, with sites in nearly every
+    /// string. A round runs it only
+    /// when its other phases no longer shrank the program, so their many candidates are
+    /// tried on what is left at the end, and once it shrinks, a new round starts.
+    Polish,
 }
 
 /// One round of the schedule.
-pub const SCHEDULE: [Phase; 5] = [
+pub const SCHEDULE: [Phase; 6] = [
     Phase::Fast,
     Phase::Canonicalize,
     Phase::Simplify,
     Phase::IntReduce,
     Phase::Slow,
+    Phase::Polish,
 ];
 
 impl Phase {
@@ -39,6 +45,7 @@ impl Phase {
             Phase::Simplify => "simplify",
             Phase::IntReduce => "int-reduce",
             Phase::Slow => "slow",
+            Phase::Polish => "polish",
         }
     }
 

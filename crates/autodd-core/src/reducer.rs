@@ -308,6 +308,12 @@ impl Reducer {
         {
             self.cursor.phase += 1;
         }
+        if SCHEDULE.get(self.cursor.phase) == Some(&Phase::Polish)
+            && self.best_len < self.cursor.round_start_len
+        {
+            // The round shrank the program: the next round comes before polishing.
+            self.cursor.phase += 1;
+        }
         if self.cursor.phase == SCHEDULE.len() {
             if self.best_len < self.cursor.round_start_len {
                 self.cursor = Cursor {

@@ -33,6 +33,8 @@ pub struct SiteMap {
     pub owners: Vec<u32>,
     /// For each parameter with a `param-with-args-remover` site, what goes at the calls.
     pub param_targets: FastMap<u32, ParamTarget>,
+    /// For each statement with a `hoist-stmt` site, the compound statement it replaces.
+    pub hoist_targets: FastMap<u32, u32>,
 }
 
 /// Statement rewrites, in priority order when several are chosen on one statement.
@@ -104,6 +106,7 @@ pub fn find_sites(
         def_args: None,
         param_target: None,
         keep_classes: keep_classes.to_vec(),
+        hoist: Hoist::default(),
     };
     finder.body(&mut scratch);
     finder.map
@@ -133,6 +136,17 @@ struct Finder {
     param_target: Option<ParamTarget>,
     /// Classes `class-to-base` leaves in place (see `Options::keep_classes`).
     keep_classes: Vec<String>,
+    hoist: Hoist,
+}
+
+/// Where a `return` or `raise` could be hoisted to (see `hoist-stmt`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Hoist {
+    /// The outermost compound statement enclosing the current node within the body of
+    /// its function (or the module): what a hoisted statement replaces.
+    target: Option<u32>,
+    /// Whether that body is a function's (a `return` may stand there).
+    in_def: bool,
 }
 
 /// Book-keeping of one node between its entry and exit.
@@ -201,9 +215,44 @@ impl VisitorMut for Finder {
                 self.offer(open.id, Rewrite::AssignInline);
             }
         }
+        if let Some(target) = self.hoist.target {
+            let hoistable = match stmt {
+                Stmt::Raise(_) => true,
+                Stmt::Return(_) => self.hoist.in_def,
+                _ => false,
+            };
+            if hoistable && self.kinds.contains(Rewrite::HoistStmt) {
+                self.offer(open.id, Rewrite::HoistStmt);
+                self.map.hoist_targets.insert(open.id, target);
+            }
+        }
         let own = self.map.sites.len() - open.first_site;
         self.statements.push(open.id);
         let outer_class = self.class.take();
+        let outer_hoist = self.hoist;
+        match stmt {
+            Stmt::FunctionDef(_) | Stmt::AsyncFunctionDef(_) => {
+                self.hoist = Hoist {
+                    target: None,
+                    in_def: true,
+                }
+            }
+            Stmt::ClassDef(_) => self.hoist = Hoist::default(),
+            Stmt::If(_)
+            | Stmt::For(_)
+            | Stmt::AsyncFor(_)
+            | Stmt::While(_)
+            | Stmt::With(_)
+            | Stmt::AsyncWith(_)
+            | Stmt::Try(_)
+            | Stmt::TryStar(_)
+            | Stmt::Match(_)
+                if self.hoist.target.is_none() =>
+            {
+                self.hoist.target = Some(open.id)
+            }
+            _ => {}
+        }
         match stmt {
             Stmt::FunctionDef(ast::StmtFunctionDef { args, .. })
             | Stmt::AsyncFunctionDef(ast::StmtAsyncFunctionDef { args, .. }) => {
@@ -231,9 +280,17 @@ impl VisitorMut for Finder {
             _ => walk::walk_stmt(self, stmt),
         }
         self.class = outer_class;
+        self.hoist = outer_hoist;
         self.statements.pop();
         if frozen_here {
             self.frozen_depth -= 1;
+        }
+        if self.saw_frozen || frozen_here {
+            // Hoisting a statement out of this one would drop the frozen code in it.
+            let targets = &self.map.hoist_targets;
+            self.map.sites.retain(|site| {
+                site.rewrite != Rewrite::HoistStmt || targets.get(&site.node) != Some(&open.id)
+            });
         }
         self.exit(open, own, frozen_here);
     }
@@ -266,16 +323,24 @@ impl VisitorMut for Finder {
         }
         let own = self.map.sites.len() - open.first_site;
         walk::walk_expr(self, expr);
-        if let Expr::Constant(ast::ExprConstant {
-            value: ast::Constant::Str(text),
-            range,
-            ..
-        }) = &*expr
-        {
-            // Each part of the string is a child node with a site of its own.
-            for _ in strings::parts(text) {
+        if let Expr::Constant(ast::ExprConstant { value, range, .. }) = &*expr {
+            // Each part of the string, then each run of its characters, is a child
+            // node with a site of its own.
+            let (parts, chars) = match value {
+                ast::Constant::Str(text) => {
+                    (strings::parts(text).len(), strings::char_parts(text).len())
+                }
+                ast::Constant::Bytes(bytes) => (0, strings::byte_parts(bytes).len()),
+                _ => (0, 0),
+            };
+            for k in 0..parts + chars {
                 let part = self.enter(*range);
-                self.offer(part.id, Rewrite::StrPartRemover);
+                let rewrite = if k < parts {
+                    Rewrite::StrPartRemover
+                } else {
+                    Rewrite::StrCharRemover
+                };
+                self.offer(part.id, rewrite);
                 let own = self.map.sites.len() - part.first_site;
                 self.exit(part, own, false);
             }

@@ -458,3 +458,37 @@ fn kept_classes_are_never_replaced_by_their_base() {
         "the other class still goes:\n{kept}"
     );
 }
+
+#[test]
+fn polish_runs_only_once_a_round_shrinks_nothing_and_can_start_another() {
+    let source = "import re\nPATTERN = re.compile('(a+)b(c+)d')\nLABEL = 'unused label text'\n\
+                  def check(s):\n    for part in s.split(','):\n        if part == 'x':\n            pass\n        else:\n            raise ValueError('bad part')\n\
+                  check(PATTERN.pattern + ',x')\n";
+    let oracle = |c: &str| c.contains("raise ValueError('bad part')") && c.contains("(a+)");
+    let mut reducer = Reducer::new(source, Options::default()).expect("parses");
+    // (round, phase, accepted) of every candidate.
+    let mut seen: Vec<(u32, String, bool)> = Vec::new();
+    while let Some(c) = reducer.next_candidate() {
+        let round = reducer.stats().round;
+        let accepted = reducer.report(c.id, oracle(&c.source));
+        seen.push((round, c.phase, accepted));
+    }
+    let polished: Vec<u32> = seen
+        .iter()
+        .filter(|(_, p, _)| p == "polish")
+        .map(|(r, _, _)| *r)
+        .collect();
+    assert!(!polished.is_empty(), "polish never ran");
+    for round in polished {
+        let earlier_accepts = seen
+            .iter()
+            .filter(|(r, p, a)| *r == round && p != "polish" && *a)
+            .count();
+        assert_eq!(earlier_accepts, 0, "round {round} shrank before polishing");
+    }
+    // What polishing takes away: the pattern's unneeded characters, and the loop the
+    // `raise` was hoisted out of.
+    let result = reducer.best();
+    assert!(seen.iter().any(|(_, p, a)| p == "polish" && *a), "{result}");
+    assert!(!result.contains("for part"), "{result}");
+}

@@ -111,6 +111,8 @@ rewrite_table! {
     IfExpFwdElse => "ifexp-fwd-else", Own, ReplaceExpr, Low, [Simplify], false;
     UnaryFwd => "unary-fwd", Own, ReplaceExpr, Low, [Simplify], false;
     ForBindFirst => "for-bind-first", Own, ReplaceStmt, Usual, [Simplify], false;
+    StrCharRemover => "str-char-remover", Own, RemoveItem, Usual, [Polish], false;
+    HoistStmt => "hoist-stmt", Own, Hoist, Low, [Simplify, Polish], false;
 }
 
 /// Whose rewrite it is.
@@ -151,6 +153,9 @@ pub enum Shape {
     ReplaceExpr,
     /// Removes an item (expression, keyword, parameter) from the list holding it.
     RemoveItem,
+    /// Replaces the outermost compound statement enclosing the site's statement (within
+    /// its function's or module's body) by that statement (`hoist-stmt`).
+    Hoist,
 }
 
 impl Rewrite {

@@ -3,9 +3,16 @@
 //! strings (a template, a query, an assembly listing, a script of commands); once a
 //! line of one is gone, the code that handled it can go too.
 //!
+//! `str-char-remover`: removes a run of characters of a string (or of bytes of a
+//! bytes literal), so what is left of a CSV text, a regular expression or a format
+//! shrinks below its lines and words (`'quantity,price\n3,'` → `'quantity\n,'`).
+//! A string is cut into at most [`MAX_CHAR_PARTS`] runs; each round cuts what is left
+//! again, finer, as delta debugging refines its granularity.
+//!
 //! The parts of a string are sites of their own, numbered as children of the string's
-//! node, so the traversal that finds sites and the one that applies them must cut a
-//! string the same way: both call [`parts`].
+//! node (its parts, then its runs of characters), so the traversal that finds sites
+//! and the one that applies them must cut a string the same way: both call [`parts`]
+//! and [`char_parts`] (or [`byte_parts`]).
 
 /// Strings with more parts than this are cut into this many runs of parts.
 pub const MAX_PARTS: usize = 64;
@@ -55,12 +62,64 @@ pub fn parts(s: &str) -> Vec<(usize, usize)> {
     cuts
 }
 
-/// `s` without the parts whose `drop` entry is set.
-pub fn without(s: &str, cuts: &[(usize, usize)], drop: &[bool]) -> String {
+/// A string or bytes literal is cut into at most this many runs of characters.
+pub const MAX_CHAR_PARTS: usize = 8;
+
+/// The byte ranges of the runs of characters of `s` (see `str-char-remover`): each
+/// character, or [`MAX_CHAR_PARTS`] runs of about equal length.
+pub fn char_parts(s: &str) -> Vec<(usize, usize)> {
+    let starts: Vec<usize> = s.char_indices().map(|(i, _)| i).collect();
+    runs(&starts, s.len())
+}
+
+/// [`char_parts`] of a bytes literal: runs of bytes.
+pub fn byte_parts(b: &[u8]) -> Vec<(usize, usize)> {
+    let starts: Vec<usize> = (0..b.len()).collect();
+    runs(&starts, b.len())
+}
+
+/// Up to [`MAX_CHAR_PARTS`] runs of the units starting at `starts` (in order), the
+/// last ending at `len`.
+fn runs(starts: &[usize], len: usize) -> Vec<(usize, usize)> {
+    if starts.is_empty() {
+        return Vec::new();
+    }
+    let per = starts.len().div_ceil(MAX_CHAR_PARTS);
+    starts
+        .chunks(per)
+        .enumerate()
+        .map(|(k, run)| {
+            let end = starts.get((k + 1) * per).copied().unwrap_or(len);
+            (run[0], end)
+        })
+        .collect()
+}
+
+/// Whether byte `at` lies in one of the `cuts` whose `drop` entry is set.
+fn dropped(at: usize, cuts: &[(usize, usize)], drop: &[bool]) -> bool {
     cuts.iter()
         .zip(drop)
-        .filter(|(_, &d)| !d)
-        .map(|(&(a, b), _)| &s[a..b])
+        .any(|(&(a, b), &d)| d && a <= at && at < b)
+}
+
+/// `s` without the bytes that lie in a dropped part or a dropped run of characters
+/// (both cut the same text, and may overlap).
+pub fn without_parts(
+    s: &str,
+    (cuts, drop): (&[(usize, usize)], &[bool]),
+    (chars, drop_chars): (&[(usize, usize)], &[bool]),
+) -> String {
+    s.char_indices()
+        .filter(|&(i, _)| !dropped(i, cuts, drop) && !dropped(i, chars, drop_chars))
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// `b` without the runs whose `drop` entry is set.
+pub fn without_bytes(b: &[u8], cuts: &[(usize, usize)], drop: &[bool]) -> Vec<u8> {
+    (0..b.len())
+        .filter(|&i| !dropped(i, cuts, drop))
+        .map(|i| b[i])
         .collect()
 }
 
@@ -87,11 +146,53 @@ mod tests {
     fn parts_cover_the_string_and_removal_keeps_the_rest() {
         for s in ["a b c", "x\ny\nz", " é  ü\tö ", "a\n\nb"] {
             let cuts = parts(s);
-            assert_eq!(without(s, &cuts, &vec![false; cuts.len()]), s);
+            assert_eq!(
+                without_parts(s, (&cuts, &vec![false; cuts.len()]), (&[], &[])),
+                s
+            );
         }
         let s = "a b c";
         let cuts = parts(s);
-        assert_eq!(without(s, &cuts, &[false, true, false]), "a c");
+        assert_eq!(
+            without_parts(s, (&cuts, &[false, true, false]), (&[], &[])),
+            "a c"
+        );
+    }
+
+    #[test]
+    fn characters_are_cut_into_at_most_max_char_parts_runs() {
+        let runs = |s: &str| -> Vec<String> {
+            char_parts(s)
+                .into_iter()
+                .map(|(a, b)| s[a..b].to_string())
+                .collect()
+        };
+        assert_eq!(runs("a,é"), ["a", ",", "é"]);
+        assert!(runs("").is_empty());
+        let long = "x".repeat(100);
+        let cut = char_parts(&long);
+        assert_eq!(cut.len(), 8, "runs of 13");
+        assert_eq!(cut.last(), Some(&(91, 100)));
+        assert_eq!(byte_parts(b"\x00ab"), [(0, 1), (1, 2), (2, 3)]);
+    }
+
+    #[test]
+    fn parts_and_runs_of_characters_drop_together() {
+        let s = "ab cd\nef";
+        let cuts = parts(s);
+        let chars = char_parts(s);
+        let mut drop_chars = vec![false; chars.len()];
+        drop_chars[1] = true; // `b`
+        let mut drop = vec![false; cuts.len()];
+        drop[1] = true; // the line `ef`
+        assert_eq!(
+            without_parts(s, (&cuts, &drop), (&chars, &drop_chars)),
+            "a cd\n"
+        );
+        assert_eq!(
+            without_bytes(b"abc", &[(0, 2), (2, 3)], &[true, false]),
+            b"c"
+        );
     }
 
     #[test]
@@ -99,6 +200,9 @@ mod tests {
         let s = "w ".repeat(500);
         let cuts = parts(&s);
         assert!(cuts.len() <= MAX_PARTS && cuts.len() >= 2);
-        assert_eq!(without(&s, &cuts, &vec![false; cuts.len()]), s);
+        assert_eq!(
+            without_parts(&s, (&cuts, &vec![false; cuts.len()]), (&[], &[])),
+            s
+        );
     }
 }
