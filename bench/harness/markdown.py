@@ -5,6 +5,36 @@ import statistics
 AUTODD = "autodd-runner"
 AUTODD_J2 = "autodd-runner-j2"
 REFERENCES = ("ref-runner", "ref-subproc")
+PEERS = ("pysource-minimize", "cvise", "shrinkray")
+
+
+def unfrozen_tokens(run):
+    """A result's tokens with the frozen code it kept counted out (see metrics.frozen)."""
+    return (run.get("frozen") or {}).get("tokens_unfrozen", run.get("tokens"))
+
+
+def best_peer(case: dict):
+    """The peer whose result reproduced with the fewest tokens, frozen code counted
+    out (then the least time), or None."""
+    good = [(name, case["tools"][name]) for name in PEERS
+            if name in case["tools"] and case["tools"][name]["reproduces"]]
+    if not good:
+        return None
+    return min(good, key=lambda item: (unfrozen_tokens(item[1]), item[1]["wall_s"]))
+
+
+def peer_ratios(case: dict) -> dict:
+    """autodd (runner, -j1) against the peer with the smallest result."""
+    ours = case["tools"].get(AUTODD)
+    peer = best_peer(case)
+    if not (ours and ours["reproduces"] and peer):
+        return {}
+    name, theirs = peer
+    out = {"peer": name, "peer_over_budget": theirs["over_budget"],
+           "tokens": unfrozen_tokens(ours) / unfrozen_tokens(theirs)}
+    if not ours["over_budget"]:
+        out["time"] = ours["wall_s"] / theirs["wall_s"]
+    return out
 
 
 def best_reference(case: dict):
@@ -132,6 +162,8 @@ def render(doc: dict) -> str:
     ):
         lines += _case_table(title, key, fmt, cases, tools)
     lines += _ratio_table(per_case)
+    if any(t in PEERS for t in tools):
+        lines += _peer_section(cases, tools, doc["options"])
     lines += [
         "## Cases",
         "",
@@ -163,6 +195,55 @@ def render(doc: dict) -> str:
     ]
     # An empty note leaves a run of blank lines.
     return "\n".join(lines).replace("\n\n\n\n", "\n\n")
+
+
+def _peer_section(cases, tools, options):
+    per_case = [(case, peer_ratios(case)) for case in cases]
+    budget = options.get("peer_budget_s")
+    lines = [
+        "## Against the peers",
+        "",
+        "The reducers a user could pick instead, each with the same interestingness test"
+        " (`python3` on the file, the failure substring in stdout or stderr, the same"
+        " per-candidate timeout; `bench/harness/interesting.py`) and its calls counted:"
+        " pysource-minimize 0.11.0 (its Python API, `bench/harness/pysource_minimize_driver.py`),"
+        " C-Vise (Debian's, `--not-c`) and shrinkray (`--no-llm`, one test at a time)."
+        + (f" Budget {budget:g} s per peer run." if budget else "")
+        + " Peers do not know freeze markers: sizes below count out the frozen code a result"
+        " kept (and autodd's markers), and `❄` marks a result that dropped frozen code.",
+        "",
+        "| measure | median | worst | cases | goal | met |",
+        "| --- | ---: | ---: | ---: | --- | --- |",
+    ]
+    for label, key, worst, goal, met in (
+        ("final tokens, autodd / smallest peer (frozen code counted out)", "tokens", max,
+         "≤ 1 on every case, median ≤ 0.85", lambda med, w: w <= 1.0 and med <= 0.85),
+        ("wall time, autodd (runner -j1) / the peer with the smallest result", "time", max,
+         "median ≤ 0.1", lambda med, w: med <= 0.1),
+    ):
+        med, bad, n = _stats([r.get(key) for _, r in per_case], worst)
+        if n == 0:
+            lines.append(f"| {label} | – | – | 0 | {goal} | – |")
+        else:
+            lines.append(f"| {label} | {med:.2f} | {bad:.2f} | {n} | {goal} | {'yes' if met(med, bad) else 'no'} |")
+    lines += ["", "### Final size in Python tokens, frozen code counted out", "",
+              "| case | " + " | ".join(tools) + " | smallest peer | autodd / peer |",
+              "| --- | " + " | ".join("---:" for _ in tools) + " | --- | ---: |"]
+    for case, r in per_case:
+        cells = []
+        for t in tools:
+            run = case["tools"].get(t)
+            if run is None or run.get("frozen") is None:
+                cells.append(_cell(run, "tokens", "{:d}"))
+                continue
+            text = _cell({**run, "tokens": unfrozen_tokens(run)}, "tokens", "{:d}")
+            if run["frozen"].get("dropped"):
+                text += " ❄"
+            cells.append(text)
+        peer = r.get("peer", "none") + (" †" if r.get("peer_over_budget") else "")
+        ratio = "–" if r.get("tokens") is None else f"{r['tokens']:.2f}"
+        lines.append(f"| {case['name']} | " + " | ".join(cells) + f" | {peer} | {ratio} |")
+    return lines + [""]
 
 
 def _stats(values, worst):

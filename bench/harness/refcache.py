@@ -1,4 +1,4 @@
-"""Reference runs kept between benchmark runs.
+"""Reference and peer runs kept between benchmark runs.
 
 The reference (tilelang 0.1.15) never changes, and it needs 1 to 10 minutes per case
 and backend on 2 cores, so re-running it for every benchmark of a new autodd would
@@ -14,9 +14,16 @@ import json
 from pathlib import Path
 
 
-def key(tool: str, case: dict, text: str, budget: float, timeout: int, paths: dict, machine: dict) -> str:
-    module = (Path(paths["reference"]) / "tilelang" / "autodd.py").read_bytes()
-    parts = [tool, case["name"], case["msg"], text, hashlib.sha256(module).hexdigest(),
+def key(tool: str, case: dict, text: str, budget: float, timeout: int, paths: dict, machine: dict,
+        version: str = "") -> str:
+    """`version`: a peer's version (peers are keyed by it and the harness's test
+    script); the reference is keyed by its module's bytes."""
+    if version:
+        tool_id = version + hashlib.sha256((Path(__file__).parent / "interesting.py").read_bytes()).hexdigest()
+    else:
+        module = (Path(paths["reference"]) / "tilelang" / "autodd.py").read_bytes()
+        tool_id = hashlib.sha256(module).hexdigest()
+    parts = [tool, case["name"], case["msg"], text, tool_id,
              f"{budget:g}", str(timeout), machine["python"], str(machine["cores"])]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
 

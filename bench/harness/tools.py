@@ -1,5 +1,5 @@
-"""The reducers compared: autodd with three configurations and the reference with each
-of its backends. `run_tool` runs one on one case within a time budget and collects
+"""The reducers compared: autodd with three configurations, the reference with each
+of its backends, and the peers a user could pick instead (peers.py). `run_tool` runs one on one case within a time budget and collects
 what it left: the output file, its oracle-run count and (autodd) its report."""
 
 import json
@@ -10,6 +10,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import peers
+
 ROOT = Path(__file__).resolve().parents[2]
 AUTODD = ROOT / "host-node" / "bin" / "autodd.js"
 BUILD = ROOT / "scripts" / "build-wasm.sh"
@@ -19,7 +21,7 @@ COUNTING_WRAPPER = Path(__file__).resolve().parent / "ref_counting.py"
 @dataclass(frozen=True)
 class Tool:
     name: str
-    family: str  # "autodd" or "reference"
+    family: str  # "autodd", "reference" or "peer"
     backend: str
     jobs: int
 
@@ -30,6 +32,9 @@ TOOLS = [
     Tool("autodd-runner-j2", "autodd", "runner", 2),
     Tool("ref-runner", "reference", "runner", 1),
     Tool("ref-subproc", "reference", "subproc", 1),
+    Tool("pysource-minimize", "peer", "", 1),
+    Tool("cvise", "peer", "", 1),
+    Tool("shrinkray", "peer", "", 1),
 ]
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
 
@@ -55,6 +60,8 @@ def command(tool: Tool, source: Path, msg: str, workdir: Path, timeout: int, pat
     """The command line of `tool` on `source`; `autodd` is the CLI to run (another
     checkout's, for bench/ab)."""
     out = workdir / "out.py"
+    if tool.family == "peer":
+        return peers.command(tool.name, paths["peers"][tool.name], source, msg, workdir, timeout, paths["python"])
     common = ["--err-msg", msg, "-o", str(out), "--backend", tool.backend, "-j", str(tool.jobs)]
     if tool.family == "autodd":
         return ["node", str(autodd), str(source), *common, "--timeout", str(timeout), "--quiet",
@@ -79,7 +86,7 @@ def run_tool(tool: Tool, source: Path, msg: str, workdir: Path, budget: float, t
     """Runs `tool` on `source`; past `budget` seconds its process group gets SIGTERM
     (autodd then writes its report) and, 5 s later, SIGKILL."""
     workdir.mkdir(parents=True, exist_ok=True)
-    for stale in ("out.py", "report.json", "runs.txt", "log.txt"):
+    for stale in ("out.py", "out.py.bak", "out.py.orig", "report.json", "runs.txt", "log.txt", "test.sh"):
         (workdir / stale).unlink(missing_ok=True)
     argv = command(tool, source, msg, workdir, timeout, paths)
     log = open(workdir / "log.txt", "wb")
@@ -110,7 +117,9 @@ def run_tool(tool: Tool, source: Path, msg: str, workdir: Path, budget: float, t
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
         result["autodd_commit"] = head.stdout.strip()
     out = workdir / "out.py"
-    if out.exists():
+    # A peer that failed leaves the copy of the case it was given: no result.
+    peer_failed = tool.family == "peer" and not over_budget and proc.returncode != 0
+    if out.exists() and not peer_failed:
         result["output"] = str(out)
     if tool.family == "autodd":
         report = workdir / "report.json"
@@ -124,11 +133,15 @@ def run_tool(tool: Tool, source: Path, msg: str, workdir: Path, budget: float, t
             result["stale"] = data.get("stats", {}).get("stale")
             result["cache_hits"] = data.get("stats", {}).get("cacheHits")
             result["steps"] = [[round(step["elapsedMs"]), step["bytes"]] for step in data.get("steps", [])]
+    elif tool.family == "peer":
+        # One byte per call of the interestingness test (interesting.py).
+        runs = workdir / "runs.txt"
+        result["runs"] = runs.stat().st_size if runs.exists() else 0
     else:
         runs = workdir / "runs.txt"
         if runs.exists() and runs.read_text().strip():
             result["runs"] = int(runs.read_text())
-    result["crashed"] = not over_budget and proc.returncode != 0 and not out.exists()
+    result["crashed"] = not over_budget and proc.returncode != 0 and (peer_failed or not out.exists())
     if not out.exists() or proc.returncode not in (0, 130, -signal.SIGTERM, -signal.SIGKILL):
         result["log_tail"] = (workdir / "log.txt").read_text(errors="replace")[-1500:]
     return result
