@@ -278,7 +278,7 @@ impl Reducer {
         self.pdd = if self.uniform_priors {
             Pdd::new(self.map.sites.len())
         } else {
-            Pdd::with_priors(self.map.sites.iter().map(|s| s.rewrite.prior()).collect())
+            Pdd::with_priors(self.map.sites.iter().map(|s| self.map.prior(s)).collect())
         };
         // Empty with `forget_hangs`: `report_hung` then remembers nothing.
         if !self.hung.is_empty() {
@@ -689,8 +689,12 @@ const ID_BLOCK: u64 = 1 << 32;
 /// below every rewrite's prior, so it is selected alone, after the others.
 const HUNG_PRIOR: f64 = 0.05;
 
+/// How much of the first line of a site's statement its key holds (see [`SiteKey`]).
+const OWNER_PREFIX: usize = 80;
+
 /// Identifies a site across accepted candidates: the rewrite, the text of its node,
-/// the first line of the statement holding it up to its first `(` (so `x` in
+/// the first line of the statement holding it up to its first `(` and at most
+/// [`OWNER_PREFIX`] bytes (so `x` in
 /// `def f(x)` and in `def g(x)` differ, but a statement of `f`'s body stays the same
 /// site when `f` loses a parameter), and how many earlier sites share all three.
 type SiteKey = (Rewrite, u64, u32);
@@ -709,8 +713,17 @@ fn site_keys(map: &SiteMap, text: &str) -> Vec<SiteKey> {
             // Up to its first parenthesis: a `def` line changes whenever a parameter
             // goes (or canonicalize adds `*args, **kwargs`), and what was learned
             // about the statements of its body should not go with it.
-            let owner_line = owner.split('\n').next().unwrap_or("");
-            let owner_line = owner_line.split('(').next().unwrap_or(owner_line);
+            // At most OWNER_PREFIX bytes: a data table's statement can be one line of
+            // tens of kilobytes, read once per site.
+            let mut end = owner.len().min(OWNER_PREFIX);
+            while !owner.is_char_boundary(end) {
+                end -= 1;
+            }
+            let owner_line = &owner[..end];
+            let owner_line = owner_line
+                .split(['\n', '(', '[', '{'])
+                .next()
+                .unwrap_or(owner_line);
             let mut h = FastHasher::default();
             slice(site.node).hash(&mut h);
             owner_line.hash(&mut h);

@@ -35,6 +35,35 @@ pub struct SiteMap {
     pub param_targets: FastMap<u32, ParamTarget>,
     /// For each statement with a `hoist-stmt` site, the compound statement it replaces.
     pub hoist_targets: FastMap<u32, u32>,
+    /// For each item with a `general-expr-remover` site in a long list (at least
+    /// [`LONG_LIST`] items), the list's length (see [`SiteMap::prior`]).
+    pub long_lists: FastMap<u32, u32>,
+    /// How many `int-reduce-2` sites there are.
+    pub int_sites: usize,
+}
+
+/// A list of at least this many items is long: its items start grouped (see
+/// [`SiteMap::prior`]).
+pub const LONG_LIST: usize = 16;
+
+impl SiteMap {
+    /// The probability a fresh search starts `site` at: its rewrite's prior, but
+    /// `1 − 1/n` for an item of a long list of `n` (data tables, long literal lists),
+    /// so the search first tries dropping the whole list's items at once and then ever
+    /// smaller groups, as delta debugging halves, instead of one item at a time.
+    ///
+    /// The same goes for `int-reduce-2` when a program has at least [`LONG_LIST`]
+    /// integers to halve (`n` of them): one at a time, a data table's thousands of
+    /// numbers took a candidate, and an accepted one at that, per halving of a handful.
+    pub fn prior(&self, site: &Site) -> f64 {
+        match self.long_lists.get(&site.node) {
+            Some(&n) if site.rewrite == Rewrite::GeneralExprRemover => 1.0 - 1.0 / f64::from(n),
+            _ if site.rewrite == Rewrite::IntReduce2 && self.int_sites >= LONG_LIST => {
+                1.0 - 1.0 / self.int_sites as f64
+            }
+            _ => site.rewrite.prior(),
+        }
+    }
 }
 
 /// Statement rewrites, in priority order when several are chosen on one statement.
@@ -109,7 +138,13 @@ pub fn find_sites(
         hoist: Hoist::default(),
     };
     finder.body(&mut scratch);
-    finder.map
+    let mut map = finder.map;
+    map.int_sites = map
+        .sites
+        .iter()
+        .filter(|s| s.rewrite == Rewrite::IntReduce2)
+        .count();
+    map
 }
 
 struct Finder {
@@ -307,6 +342,9 @@ impl VisitorMut for Finder {
             if let Some((kind, len)) = list {
                 if lists::removable(kind, len, self.reference_lists) {
                     self.offer(open.id, Rewrite::GeneralExprRemover);
+                    if len >= LONG_LIST {
+                        self.map.long_lists.insert(open.id, len as u32);
+                    }
                 }
             }
             if optional {

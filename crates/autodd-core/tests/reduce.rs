@@ -492,3 +492,28 @@ fn polish_runs_only_once_a_round_shrinks_nothing_and_can_start_another() {
     assert!(seen.iter().any(|(_, p, a)| p == "polish" && *a), "{result}");
     assert!(!result.contains("for part"), "{result}");
 }
+
+#[test]
+fn a_long_list_and_its_many_integers_go_in_groups_not_one_by_one() {
+    // 300 numbers, one of which the failure needs.
+    let items: Vec<String> = (0..300)
+        .map(|i| {
+            if i == 211 {
+                "99999".into()
+            } else {
+                format!("{}", 1000 + i * 7)
+            }
+        })
+        .collect();
+    let source = format!(
+        "DATA = [{}]\nfor v in DATA:\n    if v == 99999:\n        raise ValueError('bad')\n",
+        items.join(", ")
+    );
+    // The list must stay, with the number in it.
+    let (result, runs) = reduce_with(&source, |c| {
+        c.contains("DATA = [") && c.matches("99999").count() == 2 && c.contains("raise")
+    });
+    assert!(result.contains("DATA = [99999]"), "{result}");
+    // One item at a time, and the integers fourteen at a time, took 761.
+    assert!(runs < 250, "{runs} candidates");
+}
