@@ -24,7 +24,10 @@ def functions(lines: int, rng: random.Random):
     out = []
     for i in range(count):
         if i == bad:
-            out += [f"def step_{i}(x):", f"    y = x * {rng.randrange(2, 9)}",
+            # Not 7: no argument would then make y % 7 == 3.
+            factor = rng.randrange(2, 9)
+            factor = 8 if factor == 7 else factor
+            out += [f"def step_{i}(x):", f"    y = x * {factor}",
                     "    if y % 7 == 3:", f"        raise ValueError(f'step {{x}} overflowed at {i}')", "    return y"]
         else:
             out += [f"def step_{i}(x):", f"    y = x + {rng.randrange(1, 99)}", "    if y < 0:",
