@@ -73,6 +73,18 @@ pub struct Accepted {
     pub lines: usize,
 }
 
+impl Accepted {
+    /// The best program of `reducer`, with its size.
+    fn of(reducer: &Reducer) -> Accepted {
+        let stats = reducer.stats();
+        Accepted {
+            source: reducer.best().to_string(),
+            bytes: stats.best_bytes,
+            lines: stats.best_lines,
+        }
+    }
+}
+
 /// What the host does next.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
@@ -306,11 +318,12 @@ impl Scheduler {
         }
     }
 
-    fn success_waits(&mut self, line: Line) -> bool {
-        let order = std::mem::take(self.order(line));
-        let waits = order.iter().any(|id| self.entries[id].succeeded());
-        *self.order(line) = order;
-        waits
+    fn success_waits(&self, line: Line) -> bool {
+        let order = match (line, &self.spec) {
+            (Line::Speculative, Some(spec)) => &spec.order,
+            _ => &self.order,
+        };
+        order.iter().any(|id| self.entries[id].succeeded())
     }
 
     fn running_ids(&self, line: Option<Line>) -> Vec<u64> {
@@ -359,16 +372,6 @@ impl Scheduler {
         }
     }
 
-    fn best_of(&mut self, line: Line) -> Accepted {
-        let reducer = self.reducer(line);
-        let stats = reducer.stats();
-        Accepted {
-            source: reducer.best().to_string(),
-            bytes: stats.best_bytes,
-            lines: stats.best_lines,
-        }
-    }
-
     /// Reports the verdicts at the front of `line` that are in, in order.
     fn report(&mut self, line: Line, actions: &mut Vec<Action>) {
         loop {
@@ -413,7 +416,7 @@ impl Scheduler {
                 if self.ahead.as_ref().is_some_and(|(_, at)| *at == line) {
                     self.ahead = None;
                 }
-                size = Some(self.best_of(line));
+                size = Some(Accepted::of(self.reducer(line)));
             }
             let report = entry.report(id, size);
             match (line, &mut self.spec) {
@@ -474,13 +477,7 @@ impl Scheduler {
             held: Vec::new(),
         };
         if let Some(id) = success {
-            let stats = spec.reducer.stats();
-            let best = Accepted {
-                source: spec.reducer.best().to_string(),
-                bytes: stats.best_bytes,
-                lines: stats.best_lines,
-            };
-            spec.success = Some((id, best));
+            spec.success = Some((id, Accepted::of(&spec.reducer)));
         }
         self.spec = Some(spec);
         true
