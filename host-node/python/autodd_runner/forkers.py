@@ -122,6 +122,11 @@ class Zygote:
     job's only CPU the same work competes with the candidate: forking ahead there,
     or in the pause between two candidates, made -j 2 on 2 cores 5 to 25% slower.
 
+    A forked process runs its candidate only once the zygote has said its pid (it
+    waits for a "go"), and exits without running it if the zygote dies first: a
+    candidate that kills its parent (the zygote) could otherwise do so before the
+    answer, and the worker, seeing no answer, would run it again, from the worker.
+
     The worker learns of an exit from a pidfd, so the zygote is woken only by
     requests: it reaps the children nobody asked about before each fork. Linux only.
     Should the zygote die, candidates are forked from the worker again (`Forks`).
@@ -257,7 +262,7 @@ def prefork(sock, closing=()):
                 if fds or not message:
                     break
                 ahead = compile_ahead(message)
-            if message and len(fds) == 3:
+            if message and len(fds) == 3 and theirs.recv(1) == GO:
                 out_w, err_w, done_w = fds
                 child(os.fsdecode(message), out_w, err_w, done_w, [theirs.fileno()], ahead)
         finally:
@@ -329,8 +334,9 @@ def serve_requests(sock, forked):
                     spare = None
                     try:
                         socket.send_fds(ours, [rest], fds)
-                    finally:
+                    except OSError:
                         ours.close()
+                        raise
                     break
                 except OSError as exc:
                     pid, spare, failure = None, None, exc
@@ -339,6 +345,7 @@ def serve_requests(sock, forked):
             else:
                 forked.add(pid)
                 sock.send(b"p %d" % pid)
+                go(ours)
             for fd in fds:
                 os.close(fd)
             if pid is not None:
@@ -348,13 +355,25 @@ def serve_requests(sock, forked):
                     pass  # the next one is forked on request
             continue
         try:
+            wait_r, wait_w = os.pipe()
+        except OSError as exc:
+            refuse(sock, exc)
+            for fd in fds:
+                os.close(fd)
+            continue
+        try:
             pid = os.fork()
         except OSError as exc:
             pid = None
             refuse(sock, exc)
         if pid == 0:
+            os.close(wait_w)
+            if os.read(wait_r, 1) != GO:
+                os._exit(0)  # the zygote died before it said the pid
+            os.close(wait_r)
             out_w, err_w, done_w = fds
             child(os.fsdecode(rest), out_w, err_w, done_w, [sock.fileno()])
+        os.close(wait_r)
         if pid is not None:
             forked.add(pid)
             try:
@@ -362,8 +381,28 @@ def serve_requests(sock, forked):
             except OSError:
                 pass
             sock.send(b"p %d" % pid)
+            try:
+                os.write(wait_w, GO)
+            except OSError:
+                pass  # it died already
+        os.close(wait_w)
         for fd in fds:
             os.close(fd)
+
+
+# What a forked process waits for before it runs its candidate (see Zygote).
+GO = b"g"
+
+
+def go(ours):
+    """Lets a forked-ahead process run the request it was handed, now that the worker
+    knows its pid."""
+    try:
+        ours.send(GO)
+    except OSError:
+        pass  # it died already; its exit shows on its pidfd
+    finally:
+        ours.close()
 
 
 PR_SET_CHILD_SUBREAPER = 36
