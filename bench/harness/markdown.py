@@ -102,7 +102,8 @@ def _repeat_note(repeat: int) -> str:
             " (`PYTHONHASHSEED=0`), so the repeats make the same search.")
 
 
-def render(doc: dict) -> str:
+def render(doc: dict, scale: dict | None = None) -> str:
+    """`scale`: the newest `bench/scale` figures (bench/results/scale-*.json), if any."""
     cases = doc["cases"]
     tools = doc["options"]["tools"]
     m = doc["machine"]
@@ -164,6 +165,8 @@ def render(doc: dict) -> str:
     lines += _ratio_table(per_case)
     if any(t in PEERS for t in tools):
         lines += _peer_section(cases, tools, doc["options"])
+    if scale:
+        lines += _scale_section(scale)
     lines += [
         "## Cases",
         "",
@@ -374,3 +377,44 @@ def _ratio_table(per_case):
         lines.append(f"| {case['name']} | {ref} | {f('tokens')} | {f('runs')} | {f('time')} | "
                      f"{speedup} | {f('engine_share', True)} | {f('engine_calls_share', True)} |")
     return lines + [""]
+
+
+def _scale_section(scale: dict) -> list:
+    """The cost against the program's size: a table, and for each shape a chart of the
+    engine's milliseconds per candidate against the generated program's size."""
+    runs = scale["runs"]
+    lines = [
+        "## Cost against the program's size",
+        "",
+        f"`bench/scale` on {scale['date']} (budget {scale['budget_s']:g} s per run, `--backend runner -j 1`):"
+        " programs that `bench/gen_large.py` generates at each size (small functions each called once,"
+        " a class hierarchy, a data table, one long line of integers; `line`'s size counts five"
+        " integers per line). `†`: stopped at the budget.",
+        "",
+        "| shape | size | bytes | lines left | tokens left | wall (s) | first accept (s) | candidates"
+        " | engine ms / candidate |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in runs:
+        wall = f"{r['wall_s']}{' †' if r['over_budget'] else ''}"
+        lines.append(f"| {r['shape']} | {r['size']} | {r['bytes']} | {r['left_lines']} | {r['left_tokens']}"
+                     f" | {wall} | {r['first_accept_s']} | {r['candidates']} | {r['engine_ms_per_candidate']} |")
+    lines.append("")
+    for shape in dict.fromkeys(r["shape"] for r in runs):
+        mine = sorted((r for r in runs if r["shape"] == shape), key=lambda r: r["size"])
+        if len(mine) < 2 or any(r["engine_ms_per_candidate"] is None for r in mine):
+            continue
+        sizes = ", ".join(f'"{r["size"]:,}"' for r in mine)
+        values = ", ".join(f"{r['engine_ms_per_candidate']}" for r in mine)
+        top = max(r["engine_ms_per_candidate"] for r in mine)
+        lines += [
+            "```mermaid",
+            "xychart-beta",
+            f'    title "{shape}: engine ms per candidate"',
+            f"    x-axis \"size (lines)\" [{sizes}]",
+            f'    y-axis "ms" 0 --> {max(1, round(top * 1.2, 1))}',
+            f"    line [{values}]",
+            "```",
+            "",
+        ]
+    return lines

@@ -1,7 +1,7 @@
 //! Applying a chosen set of sites to a copy of the current best. Each outermost
 //! rewrite applies once; sites nested inside a replaced or removed node go with it.
 
-use crate::hash::FastMap;
+use crate::hash::{FastMap, FastSet};
 use crate::parse::ast::{self, Expr, Stmt};
 use crate::rewrites::calls::{
     forward_names, forwardable, inlinable, inlinable_assign, inline_calls, remove_call_args,
@@ -51,6 +51,14 @@ pub fn apply_sites_to_statements(
     );
 }
 
+/// Whether `rewrite` removes an item from the list holding it.
+fn removes_item(rewrite: Option<Rewrite>) -> bool {
+    matches!(
+        rewrite,
+        Some(Rewrite::GeneralExprRemover | Rewrite::LongListRemover)
+    )
+}
+
 struct Applier<'a> {
     ends: &'a [u32],
     selected: Vec<Option<Rewrite>>,
@@ -66,13 +74,21 @@ struct Applier<'a> {
     /// replaces it (the first chosen), and that statement once visited.
     hoists: FastMap<u32, u32>,
     hoisted: FastMap<u32, Stmt>,
+    /// What chosen `remove-with-uses` sites remove: their statements and their uses
+    /// (statements, display items, dict entries).
+    removed: FastSet<u32>,
 }
 
 impl<'a> Applier<'a> {
     fn new(map: &'a SiteMap, chosen: &[Site]) -> Self {
         let mut selected = vec![None; map.ends.len()];
         let mut hoists = FastMap::default();
+        let mut removed = FastSet::default();
         for site in chosen {
+            if site.rewrite == Rewrite::RemoveWithUses {
+                removed.insert(site.node);
+                removed.extend(map.uses.get(&site.node).into_iter().flatten());
+            }
             let slot = &mut selected[site.node as usize];
             if slot.is_none() {
                 *slot = Some(site.rewrite);
@@ -93,6 +109,7 @@ impl<'a> Applier<'a> {
             forwards: Vec::new(),
             hoists,
             hoisted: FastMap::default(),
+            removed,
         }
     }
 
@@ -160,6 +177,11 @@ impl VisitorMut for Applier<'_> {
         let old = std::mem::take(body);
         for mut stmt in old {
             let id = self.next;
+            if self.removed.contains(&id) {
+                self.skip(id);
+                body.push(make::pass());
+                continue;
+            }
             match self.selected(id) {
                 Some(Rewrite::DefToBody) => {
                     self.skip(id);
@@ -267,7 +289,7 @@ impl VisitorMut for Applier<'_> {
         let mut id = self.next;
         let mut remove = Vec::with_capacity(list.len());
         for _ in 0..list.len() {
-            remove.push(self.selected(id) == Some(Rewrite::GeneralExprRemover));
+            remove.push(removes_item(self.selected(id)) || self.removed.contains(&id));
             id = self.ends.get(id as usize).copied().unwrap_or(id + 1);
         }
         let min = lists::min_len(kind, false).unwrap_or(0);
@@ -288,7 +310,7 @@ impl VisitorMut for Applier<'_> {
                 self.skip(id);
             } else {
                 // A kept-back item was selected for removal: visit it without that.
-                if self.selected(id) == Some(Rewrite::GeneralExprRemover) {
+                if removes_item(self.selected(id)) {
                     self.selected[id as usize] = None;
                 }
                 self.expr(&mut expr);
@@ -302,7 +324,7 @@ impl VisitorMut for Applier<'_> {
         let old_values = std::mem::take(values);
         for (key, mut value) in old_keys.into_iter().zip(old_values) {
             let first = self.next;
-            if self.selected(first) == Some(Rewrite::GeneralExprRemover) {
+            if removes_item(self.selected(first)) || self.removed.contains(&first) {
                 self.skip(first);
                 if key.is_some() {
                     self.skip(self.next);

@@ -477,9 +477,16 @@ impl Reducer {
             tops.push(id);
             id = self.map.ends.get(id as usize).copied().unwrap_or(id + 1);
         }
+        // A `remove-with-uses` site also touches the statements holding its uses.
+        let uses = sites
+            .iter()
+            .filter(|s| s.rewrite == Rewrite::RemoveWithUses)
+            .flat_map(|s| self.map.uses.get(&s.node).into_iter().flatten());
         let mut touched: Vec<usize> = sites
             .iter()
-            .map(|s| tops.partition_point(|&t| t <= s.node).saturating_sub(1))
+            .map(|s| s.node)
+            .chain(uses.copied())
+            .map(|node| tops.partition_point(|&t| t <= node).saturating_sub(1))
             .collect();
         touched.sort_unstable();
         touched.dedup();

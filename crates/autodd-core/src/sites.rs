@@ -11,6 +11,7 @@ use crate::hash::FastMap;
 use crate::parse::ast::{self, Expr, Stmt};
 
 use crate::rewrites::calls::{self, def_context, CallIndex, DefContext, ParamTarget};
+use crate::rewrites::uses::{self, UseIndex};
 use crate::rewrites::{expressions, functions, lists, statements, strings, Rewrite, RewriteSet};
 use crate::walk::{self, ListKind, VisitorMut};
 
@@ -40,6 +41,9 @@ pub struct SiteMap {
     pub long_lists: FastMap<u32, u32>,
     /// How many `int-reduce-2` sites there are.
     pub int_sites: usize,
+    /// For each statement with a `remove-with-uses` site, what goes with it: the
+    /// statements, display items and dict entries that read its name (ids in order).
+    pub uses: FastMap<u32, Vec<u32>>,
 }
 
 /// A list of at least this many items is long: its items start grouped (see
@@ -57,7 +61,14 @@ impl SiteMap {
     /// numbers took a candidate, and an accepted one at that, per halving of a handful.
     pub fn prior(&self, site: &Site) -> f64 {
         match self.long_lists.get(&site.node) {
-            Some(&n) if site.rewrite == Rewrite::GeneralExprRemover => 1.0 - 1.0 / f64::from(n),
+            Some(&n)
+                if matches!(
+                    site.rewrite,
+                    Rewrite::GeneralExprRemover | Rewrite::LongListRemover
+                ) =>
+            {
+                1.0 - 1.0 / f64::from(n)
+            }
             _ if site.rewrite == Rewrite::IntReduce2 && self.int_sites >= LONG_LIST => {
                 1.0 - 1.0 / self.int_sites as f64
             }
@@ -136,9 +147,24 @@ pub fn find_sites(
         param_target: None,
         keep_classes: keep_classes.to_vec(),
         hoist: Hoist::default(),
+        names: kinds
+            .contains(Rewrite::RemoveWithUses)
+            .then(UseIndex::default),
+        items: Vec::new(),
     };
     finder.body(&mut scratch);
     let mut map = finder.map;
+    if let Some(names) = finder.names {
+        for (node, uses) in names.closures() {
+            map.sites.push(Site {
+                node,
+                rewrite: Rewrite::RemoveWithUses,
+            });
+            map.uses.insert(node, uses);
+        }
+        // In node order, after the other sites of the same statement.
+        map.sites.sort_by_key(|site| site.node);
+    }
     map.int_sites = map
         .sites
         .iter()
@@ -172,6 +198,11 @@ struct Finder {
     /// Classes `class-to-base` leaves in place (see `Options::keep_classes`).
     keep_classes: Vec<String>,
     hoist: Hoist,
+    /// The names bound and read, for `remove-with-uses` (when it is asked for).
+    names: Option<UseIndex>,
+    /// The items of list, tuple and set displays and the dict entries enclosing the
+    /// current node, innermost last: where a read of a removed name is removed.
+    items: Vec<u32>,
 }
 
 /// Where a `return` or `raise` could be hoisted to (see `hoist-stmt`).
@@ -250,6 +281,20 @@ impl VisitorMut for Finder {
                 self.offer(open.id, Rewrite::AssignInline);
             }
         }
+        if let Some(names) = self.names.as_mut() {
+            if self.frozen_depth > 0 {
+                names.keep(open.id);
+            }
+            if let Some(name) = uses::bound_name(stmt) {
+                names.define(open.id, name, self.class.is_some());
+            }
+            if let Stmt::FunctionDef(ast::StmtFunctionDef { name, .. })
+            | Stmt::AsyncFunctionDef(ast::StmtAsyncFunctionDef { name, .. })
+            | Stmt::ClassDef(ast::StmtClassDef { name, .. }) = stmt
+            {
+                names.bind(name.as_str());
+            }
+        }
         if let Some(target) = self.hoist.target {
             let hoistable = match stmt {
                 Stmt::Raise(_) => true,
@@ -321,6 +366,9 @@ impl VisitorMut for Finder {
             self.frozen_depth -= 1;
         }
         if self.saw_frozen || frozen_here {
+            if let Some(names) = self.names.as_mut() {
+                names.keep(open.id);
+            }
             // Hoisting a statement out of this one would drop the frozen code in it.
             let targets = &self.map.hoist_targets;
             self.map.sites.retain(|site| {
@@ -343,6 +391,7 @@ impl VisitorMut for Finder {
                 if lists::removable(kind, len, self.reference_lists) {
                     self.offer(open.id, Rewrite::GeneralExprRemover);
                     if len >= LONG_LIST {
+                        self.offer(open.id, Rewrite::LongListRemover);
                         self.map.long_lists.insert(open.id, len as u32);
                     }
                 }
@@ -360,6 +409,30 @@ impl VisitorMut for Finder {
             }
         }
         let own = self.map.sites.len() - open.first_site;
+        let item =
+            self.names.is_some() && matches!(list, Some((ListKind::Elts | ListKind::SetElts, _)));
+        if item {
+            self.items.push(open.id);
+        }
+        if let Some(names) = self.names.as_mut() {
+            // A read in an item of a display goes with that item (`shapes = [Square(2),
+            // Circle(1)]` loses `Square(2)` with `class Square`), elsewhere with its
+            // statement.
+            let statement = self.statements.last().copied().unwrap_or(open.id);
+            let statement = self.items.last().copied().unwrap_or(statement);
+            let frozen = self.frozen_depth > 0;
+            match &*expr {
+                Expr::Name(n) if n.ctx == ast::ExprContext::Load => {
+                    names.read(n.id.as_str(), statement, frozen)
+                }
+                Expr::Name(n) => names.bind(n.id.as_str()),
+                Expr::Attribute(a) if a.ctx == ast::ExprContext::Load => {
+                    names.read_attr(a.attr.as_str(), statement, frozen)
+                }
+                Expr::Attribute(a) => names.store_attr(a.attr.as_str()),
+                _ => {}
+            }
+        }
         walk::walk_expr(self, expr);
         if let Expr::Constant(ast::ExprConstant { value, range, .. }) = &*expr {
             // Each part of the string, then each run of its characters, is a child
@@ -386,6 +459,14 @@ impl VisitorMut for Finder {
         if frozen_here {
             self.frozen_depth -= 1;
         }
+        if item {
+            self.items.pop();
+        }
+        if let Some(names) = self.names.as_mut() {
+            if self.saw_frozen || frozen_here {
+                names.keep(open.id);
+            }
+        }
         self.exit(open, own, frozen_here);
     }
 
@@ -409,17 +490,27 @@ impl VisitorMut for Finder {
         for (key, value) in keys.iter_mut().zip(values.iter_mut()) {
             // The entry's first node stands for the whole entry.
             self.list_ctx = Some((ListKind::DictItems, len));
+            let entry = self.names.is_some();
+            if entry {
+                self.items.push(self.map.ends.len() as u32);
+            }
             if let Some(key) = key {
                 self.expr(key);
             }
             // For `**mapping` the value is the entry's first node and takes the context.
             self.expr(value);
+            if entry {
+                self.items.pop();
+            }
         }
     }
 
     fn aliases(&mut self, aliases: &mut Vec<ast::Alias>) {
         let len = aliases.len();
         for alias in aliases.iter() {
+            if let Some(names) = self.names.as_mut() {
+                names.bind(uses::alias_name(alias));
+            }
             let open = self.enter(alias.range);
             if len > 1 {
                 self.offer(open.id, Rewrite::ImportNameRemover);
@@ -486,6 +577,9 @@ impl VisitorMut for Finder {
 
     fn param(&mut self, arg: &mut ast::Arg, default: Option<&mut Expr>) {
         let target = self.param_target.take();
+        if let Some(names) = self.names.as_mut() {
+            names.bind(arg.arg.as_str());
+        }
         let end = default
             .as_deref()
             .map_or(arg.range.end(), |d| d.range().end());

@@ -8,6 +8,7 @@ pub mod functions;
 pub mod lists;
 pub mod statements;
 pub mod strings;
+pub mod uses;
 
 use crate::parse::ast;
 use crate::phase::Phase;
@@ -66,8 +67,10 @@ macro_rules! rewrite_table {
             }
 
             /// Whether applying the rewrite changes statements other than the one its
-            /// site is in: the calls of a function that loses a parameter, the reads of
-            /// a name whose definition is inlined or forwarded.
+            /// site is in, found only by walking the whole module: the calls of a
+            /// function that loses a parameter, the reads of a name whose definition is
+            /// inlined or forwarded. (`remove-with-uses` reaches others too, but its
+            /// site map lists them, see [`crate::sites::SiteMap::uses`].)
             pub fn reaches_other_statements(self) -> bool {
                 match self { $(Rewrite::$variant => $reaches,)* }
             }
@@ -113,6 +116,8 @@ rewrite_table! {
     ForBindFirst => "for-bind-first", Own, ReplaceStmt, Usual, [Simplify], false;
     StrCharRemover => "str-char-remover", Own, RemoveItem, Usual, [Polish], false;
     HoistStmt => "hoist-stmt", Own, Hoist, Low, [Simplify, Polish], false;
+    LongListRemover => "long-list-remover", Own, RemoveItem, Usual, [Fast, Simplify], false;
+    RemoveWithUses => "remove-with-uses", Own, RemoveWithUses, Usual, [Fast, Simplify, Slow], false;
 }
 
 /// Whose rewrite it is.
@@ -156,6 +161,9 @@ pub enum Shape {
     /// Replaces the outermost compound statement enclosing the site's statement (within
     /// its function's or module's body) by that statement (`hoist-stmt`).
     Hoist,
+    /// Removes a statement and the statements [`crate::sites::SiteMap::uses`] lists for
+    /// it (`remove-with-uses`).
+    RemoveWithUses,
 }
 
 impl Rewrite {
