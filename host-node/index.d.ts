@@ -135,6 +135,16 @@ export interface ReducePythonOptions {
   sandbox?: boolean;
   /** A file fed to every run's standard input (by default runs read an empty input). */
   stdin?: string;
+  /**
+   * A GPU per job: job k's worker and every candidate it runs see only the k-th device
+   * (round-robin when the jobs outnumber them), through `CUDA_VISIBLE_DEVICES`,
+   * `ROCR_VISIBLE_DEVICES` and `HIP_VISIBLE_DEVICES`; the checks of the original and of
+   * the result run on the first. Device indices or UUIDs (`"0,1"` or `["0", "1"]`), or
+   * `"auto"`: those `CUDA_VISIBLE_DEVICES` (else `ROCR_VISIBLE_DEVICES`, else
+   * `HIP_VISIBLE_DEVICES`) names, else those `nvidia-smi -L` lists. Default: the
+   * environment as it is.
+   */
+  gpus?: string | readonly string[];
   /** Allow `jobs` above 4 times the CPUs this process may use (refused otherwise). */
   forceJobs?: boolean;
   /**
@@ -348,6 +358,8 @@ export interface ReducePythonResult {
   memoryLimitMib: number | null;
   /** Whether candidates were forked ahead of their turn (see `prefork`). */
   prefork: boolean;
+  /** The GPUs (see `gpus`) and each job's, or null without `gpus`. */
+  gpus: { devices: string[]; jobs: string[] } | null;
   /**
    * Runs whose process compiled the candidate before its turn, while the run before went
    * on (runner, forking ahead, one job): the engine proposes the next candidate early.

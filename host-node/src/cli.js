@@ -5,6 +5,7 @@
 
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { jobDevices, parseGpus } from './devices.js';
 import { AutoddError } from './errors.js';
 import path from 'node:path';
 import { checkOutput, sameFile, writeAtomic } from './files.js';
@@ -41,6 +42,7 @@ const OPTIONS = parseArgsOptions();
  * @property {string} python
  * @property {boolean} sameError
  * @property {number} retries
+ * @property {string} [gpus]
  * @property {boolean} matchQuotedSource
  * @property {boolean} sandbox
  * @property {boolean} forceJobs
@@ -115,6 +117,7 @@ export function parseCli(argv) {
     python: text('python') ?? 'python3',
     sameError: flag('same-error'),
     retries: number('--retries', text('retries'), 1, true),
+    gpus: text('gpus'),
     matchQuotedSource: flag('match-quoted-source'),
     sandbox: !flag('no-sandbox'),
     forceJobs: flag('force-jobs'),
@@ -271,6 +274,9 @@ export async function main(argv) {
       trace = fs.openSync(args.trace, 'w');
     }
     const traceFd = trace;
+    // Resolved here (`auto` reads the machine once) so the progress can name each job's GPU.
+    const gpus = args.gpus === undefined ? undefined : parseGpus(args.gpus);
+    if (gpus) reporter.useDevices(jobDevices(gpus, args.jobs));
     const result = await reducePython({
       file: args.source,
       errMsg: args.errMsg,
@@ -281,6 +287,7 @@ export async function main(argv) {
       python: args.python,
       sameError: args.sameError,
       retries: args.retries,
+      gpus,
       matchQuotedSource: args.matchQuotedSource,
       sandbox: args.sandbox,
       forceJobs: args.forceJobs,
@@ -414,6 +421,7 @@ async function writeReport(args, result) {
     firstCandidateTimeout: result.firstCandidateTimeoutMs / 1000,
     memoryLimitMib: result.memoryLimitMib,
     prefork: result.prefork,
+    gpus: result.gpus,
     compiledAhead: result.compiledAhead,
     ...(result.cpus ? { cpus: result.cpus } : {}),
     engine: args.engine,

@@ -48,6 +48,12 @@ export const OPTION_SPECS = [
     help: 'N candidates at once (default 1), with verdicts counted in proposal order so the search is the one `-j 1` runs',
   },
   {
+    name: 'gpus',
+    api: 'gpus',
+    value: 'LIST',
+    help: 'a GPU per job: job k sees only the k-th of LIST (`0,1,2,3`; `auto`: the ones `CUDA_VISIBLE_DEVICES` or `nvidia-smi -L` names), round-robin when jobs outnumber them',
+  },
+  {
     name: 'same-error',
     api: 'sameError',
     help: "a candidate must also end with the original's exception type, or its signal, or (with neither) its exit status",

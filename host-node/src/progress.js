@@ -2,6 +2,8 @@
 // one line per accepted candidate otherwise, and the summary at the end. All of it
 // goes to stderr.
 
+import { describeDevices } from './devices.js';
+
 /** @typedef {import('./reduce.js').Progress} Progress */
 /** @typedef {import('./reduce.js').AcceptedStep} AcceptedStep */
 
@@ -30,6 +32,17 @@ export class ProgressReporter {
     this.lastDraw = 0;
     /** @type {Progress | undefined} */
     this.last = undefined;
+    /** The status line's note of each job's GPU (see `useDevices`). */
+    this.devices = '';
+  }
+
+  /**
+   * Says which GPU each job uses, now and on the status line.
+   * @param {readonly string[]} perJob
+   */
+  useDevices(perJob) {
+    this.devices = ` · GPU ${perJob.join(',')}`;
+    if (!this.quiet) this.note(`GPUs: ${describeDevices(perJob)}`);
   }
 
   /** @param {string} phase */
@@ -85,7 +98,8 @@ export class ProgressReporter {
       line =
         `autodd: ${stats.phase} · ${size(stats.bestBytes, stats.bestLines)}` +
         ` (${percent(stats.bestBytes, stats.originalBytes)})` +
-        ` · tried ${p.tried}, accepted ${stats.accepted} · ${rate.toFixed(1)}/s · ${clock(p.elapsedMs)}`;
+        ` · tried ${p.tried}, accepted ${stats.accepted} · ${rate.toFixed(1)}/s · ${clock(p.elapsedMs)}` +
+        this.devices;
     }
     // Longer than the terminal, the line would wrap and `\r` could not redraw it.
     const width = /** @type {{ columns?: number }} */ (this.stream).columns || 100;

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onDevice } from './devices.js';
 import { AutoddError } from './errors.js';
 
 /** host-node/python: the worker and the `autodd` / `tilelang` stand-in packages. */
@@ -130,6 +131,7 @@ export function probePython(python, options = {}) {
  * @property {string} [outputPath] the result's file: its folder is among those a run
  *   sees a private copy of
  * @property {string} [stdin] a file fed to every run's standard input
+ * @property {string[]} [devices] each job's GPU (`--gpus`): its runs see only that one
  */
 
 /**
@@ -167,7 +169,7 @@ export class Workspace {
   }
 
   /** @param {WorkspaceOptions & { info: PythonInfo }} options */
-  constructor({ python, info, jobs, cwd, sourcePath, env, outputPath, stdin }) {
+  constructor({ python, info, jobs, cwd, sourcePath, env, outputPath, stdin, devices }) {
     /** The interpreter every run uses. */
     this.python = info.executable || python;
     this.info = info;
@@ -207,6 +209,10 @@ export class Workspace {
      * @type {NodeJS.ProcessEnv}
      */
     this.env = { ...this.plainEnv, PYTHONHASHSEED: base.PYTHONHASHSEED ?? '0' };
+    /** @type {string[] | null} each job's GPU (`--gpus`), or null */
+    this.devices = devices ?? null;
+    /** Each job's environment: the reduction's, with only the job's GPU visible. */
+    this.jobEnvs = Array.from({ length: jobs }, (_, slot) => this.onJobDevice(this.env, slot));
     /** The user's own environment, for the final check of the result. */
     this.userEnv = { ...base, LIBC_FATAL_STDERR_: '1', PYTHON_COLORS: '0' };
     /** The user's environment with the `autodd` package on PYTHONPATH: for a result that keeps freeze markers. */
@@ -389,6 +395,15 @@ export class Workspace {
    */
   pidFile(slot) {
     return path.join(this.dir, `job${slot}.pid`);
+  }
+
+  /**
+   * `env` for job `slot`'s processes: with only the job's GPU visible (see `--gpus`).
+   * @param {NodeJS.ProcessEnv} env
+   * @param {number} slot
+   */
+  onJobDevice(env, slot) {
+    return onDevice(env, this.devices?.[slot]);
   }
 
   /**

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createBackend } from './backends/index.js';
+import { describeDevices } from './devices.js';
 import { SubprocBackend } from './backends/subproc.js';
 import { loadEngine } from './engine.js';
 import { fromEngine } from './errors.js';
@@ -39,8 +40,19 @@ import { failureInfo, likelyCauses, notReproduced, Oracle, ran } from './verdict
 export async function reducePython(options) {
   const t0 = performance.now();
   const { output, signal, onProgress, onPhase } = options;
-  const { errMsg, backendName, timeout, jobs, retries, sameError, memoryLimit, prefork, source } =
-    settingsOf(options);
+  const {
+    errMsg,
+    backendName,
+    timeout,
+    jobs,
+    retries,
+    sameError,
+    memoryLimit,
+    prefork,
+    source,
+    gpus,
+    devices,
+  } = settingsOf(options);
   const oracle = new Oracle({ errMsg, matchQuoted: options.matchQuotedSource === true, sameError });
   const reproduces = (/** @type {RunResult} */ run) => oracle.reproduces(run);
 
@@ -50,6 +62,11 @@ export async function reducePython(options) {
     warnings.push(message);
     options.onWarning?.(message);
   };
+  if (gpus && devices && jobs > gpus.length) {
+    warn(
+      `${jobs} jobs share ${gpus.length} GPU${gpus.length === 1 ? '' : 's'} round-robin: ${describeDevices(devices)}`,
+    );
+  }
 
   const timings = {
     checkMs: 0,
@@ -80,6 +97,7 @@ export async function reducePython(options) {
     stdin: options.stdin,
     env: options.env,
     sandbox: options.sandbox !== false,
+    devices: devices ?? undefined,
   });
   /** @type {ReturnType<typeof loadEngine>} */
   let engine;
@@ -135,6 +153,7 @@ export async function reducePython(options) {
       ...(cpuShares ? { cpus: cpuShares().map((share) => share ?? null) } : {}),
       memoryLimitMib: memoryLimit !== undefined && dataLimit?.() ? memoryLimit / MIB : null,
       prefork,
+      gpus: gpus && devices ? { devices: gpus, jobs: devices } : null,
     };
   };
   try {
@@ -209,7 +228,7 @@ export async function reducePython(options) {
           needle: errMsg,
           timeoutMs: ms,
           jobs: 1,
-          env: shim ? workspace.freezeEnv : workspace.userEnv,
+          env: workspace.onJobDevice(shim ? workspace.freezeEnv : workspace.userEnv, 0),
           sandbox: () => workspace.sandbox('final', target ?? undefined),
           program: direct ? /** @type {string} */ (target) : undefined,
         });

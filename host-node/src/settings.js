@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { BACKENDS } from './backends/index.js';
+import { jobDevices, parseGpus } from './devices.js';
 import { AutoddError } from './errors.js';
 import { checkOutput, readSource } from './files.js';
 import { checkJobs } from './reduce.js';
@@ -59,6 +60,9 @@ export function settingsOf(options) {
     );
   }
   const sameError = options.sameError === true;
+  const gpus = options.gpus === undefined ? null : parseGpus(options.gpus, options.env);
+  /** Each job's device (`gpus`), or null. */
+  const devices = gpus && jobDevices(gpus, jobs);
   if (backendName === 'subproc' && options.memoryLimit !== undefined && options.memoryLimit !== false) {
     throw new AutoddError('usage', 'the memory limit needs the runner backend');
   }
@@ -72,7 +76,19 @@ export function settingsOf(options) {
   }
   const source = options.file !== undefined ? readSource(options.file) : String(options.source);
   if (output) checkOutput(output, options.file);
-  return { errMsg, backendName, timeout, jobs, retries, sameError, memoryLimit, prefork, source };
+  return {
+    errMsg,
+    backendName,
+    timeout,
+    jobs,
+    retries,
+    sameError,
+    memoryLimit,
+    prefork,
+    source,
+    gpus,
+    devices,
+  };
 }
 
 /**

@@ -47,6 +47,7 @@ const AHEAD_BYTES = 65536;
  *   preloaded
  * @property {string | null} [stdin] a file fed to each candidate's standard input
  * @property {string} cwd the working directory of its candidates
+ * @property {NodeJS.ProcessEnv} env the environment of the worker and its candidates
  */
 
 /** One Python worker process and the candidate it runs, if any. */
@@ -66,6 +67,7 @@ class Worker {
     programDir,
     stdin,
     cwd,
+    env,
   }) {
     this.timeoutMs = timeoutMs;
     /** @type {number | undefined} from when on a run is probed for being stuck */
@@ -89,7 +91,7 @@ class Worker {
 
     this.proc = spawn(workspace.python, [WORKER], {
       cwd,
-      env: workspace.env,
+      env,
       // Its own group: a Ctrl-C at the terminal reaches the host, which then shuts
       // workers down in order instead of them dying mid-protocol.
       detached: true,
@@ -432,6 +434,7 @@ export class RunnerBackend {
         programDir: this.workspace.programDir,
         stdin: this.workspace.stdin,
         cwd: this.workspace.runCwd(slot),
+        env: this.workspace.jobEnvs[slot],
       });
       this.workers[slot] = worker;
       if (await worker.ready) {

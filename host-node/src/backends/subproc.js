@@ -21,8 +21,8 @@ export class SubprocBackend {
    * @param {string} options.needle the message that makes a run interesting
    * @param {number} options.timeoutMs
    * @param {number} options.jobs
-   * @param {NodeJS.ProcessEnv} [options.env] the runs' environment (default: the
-   *   workspace's, with the reduction's hash seed)
+   * @param {NodeJS.ProcessEnv} [options.env] the runs' environment (default: each job's
+   *   of the workspace, with the reduction's hash seed and the job's GPU)
    * @param {(slot: number) => import('../python.js').SandboxConfig | null} [options.sandbox]
    *   the isolation of job `slot`'s runs (default: the workspace's)
    * @param {string} [options.cwd] the runs' working directory (default: the workspace's)
@@ -32,7 +32,7 @@ export class SubprocBackend {
   constructor({ workspace, needle, timeoutMs, jobs, env, sandbox, cwd, program }) {
     this.name = 'subproc';
     this.workspace = workspace;
-    this.env = env ?? workspace.env;
+    this.env = env;
     this.sandbox = sandbox ?? ((/** @type {number} */ slot) => workspace.sandbox(slot));
     this.cwd = cwd;
     this.program = program;
@@ -63,7 +63,8 @@ export class SubprocBackend {
     const slot = await this.slots.acquire();
     try {
       const file = this.workspace.write(slot, source);
-      return await this.spawn(file, signal, this.sandbox(slot), this.cwd ?? this.workspace.runCwd(slot));
+      const env = this.env ?? this.workspace.jobEnvs[slot];
+      return await this.spawn(file, signal, this.sandbox(slot), this.cwd ?? this.workspace.runCwd(slot), env);
     } finally {
       this.slots.release(slot);
     }
@@ -74,9 +75,10 @@ export class SubprocBackend {
    * @param {AbortSignal | undefined} signal
    * @param {import('../python.js').SandboxConfig | null} sandbox
    * @param {string} cwd
+   * @param {NodeJS.ProcessEnv} env
    * @returns {Promise<RunResult>}
    */
-  spawn(file, signal, sandbox, cwd) {
+  spawn(file, signal, sandbox, cwd, env) {
     const start = performance.now();
     const out = new OutputScan(this.needle);
     const err = new OutputScan(this.needle);
@@ -94,7 +96,7 @@ export class SubprocBackend {
       const input = this.workspace.stdin ? fs.openSync(this.workspace.stdin, 'r') : 'ignore';
       const child = spawn(python, argv, {
         cwd,
-        env: this.env,
+        env,
         detached: true,
         stdio: [input, 'pipe', 'pipe'],
       });
