@@ -145,6 +145,18 @@ export interface ReducePythonOptions {
    * environment as it is.
    */
   gpus?: string | readonly string[];
+  /**
+   * Start each job's runner worker through this command, as the user's cluster does:
+   * `"ssh {host}"`, `"srun --nodes=1 --ntasks=1 --gpus=1"`, `"kubectl exec -i {host} --"`,
+   * `"docker exec -i {host}"`. The worker's code and each candidate's source travel over
+   * its stdin and stdout; the other side needs only `python` (the `python` option, as
+   * named there) and writes candidates in a private temporary folder it removes at the
+   * end. Candidates whose worker dies (the launcher exits, the connection drops) run
+   * again on a new one. Runner backend only; not with `stdin`.
+   */
+  launcher?: string;
+  /** Fill `{host}` of `launcher` job by job (round-robin): `"h1,h2"` or `["h1", "h2"]`. */
+  hosts?: string | readonly string[];
   /** Allow `jobs` above 4 times the CPUs this process may use (refused otherwise). */
   forceJobs?: boolean;
   /**
@@ -360,6 +372,10 @@ export interface ReducePythonResult {
   prefork: boolean;
   /** The GPUs (see `gpus`) and each job's, or null without `gpus`. */
   gpus: { devices: string[]; jobs: string[] } | null;
+  /** Workers started again because one died under a candidate (see `launcher`). */
+  restarts: number;
+  /** Jobs (1-based) dropped because their worker could not be started again. */
+  droppedJobs: number[];
   /**
    * Runs whose process compiled the candidate before its turn, while the run before went
    * on (runner, forking ahead, one job): the engine proposes the next candidate early.

@@ -11,6 +11,8 @@ step "toolchain (wasm32 target, wasm-bindgen-cli, wasm-pack)"
 scripts/setup-toolchain.sh
 step "browser (chromium, playwright-core)"
 scripts/setup-browser.sh
+step "sshd, Slurm and munge (for the --launcher tests)"
+scripts/setup-launchers.sh
 step "npm packages"
 (cd host-node && npm ci --no-audit --no-fund --silent)
 (cd web-demo && npm ci --no-audit --no-fund --silent)

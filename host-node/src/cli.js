@@ -43,6 +43,8 @@ const OPTIONS = parseArgsOptions();
  * @property {boolean} sameError
  * @property {number} retries
  * @property {string} [gpus]
+ * @property {string} [launcher]
+ * @property {string} [hosts]
  * @property {boolean} matchQuotedSource
  * @property {boolean} sandbox
  * @property {boolean} forceJobs
@@ -118,6 +120,8 @@ export function parseCli(argv) {
     sameError: flag('same-error'),
     retries: number('--retries', text('retries'), 1, true),
     gpus: text('gpus'),
+    launcher: text('launcher'),
+    hosts: text('hosts'),
     matchQuotedSource: flag('match-quoted-source'),
     sandbox: !flag('no-sandbox'),
     forceJobs: flag('force-jobs'),
@@ -288,6 +292,8 @@ export async function main(argv) {
       sameError: args.sameError,
       retries: args.retries,
       gpus,
+      launcher: args.launcher,
+      hosts: args.hosts,
       matchQuotedSource: args.matchQuotedSource,
       sandbox: args.sandbox,
       forceJobs: args.forceJobs,
@@ -422,6 +428,9 @@ async function writeReport(args, result) {
     memoryLimitMib: result.memoryLimitMib,
     prefork: result.prefork,
     gpus: result.gpus,
+    ...(args.launcher ? { launcher: args.launcher, hosts: args.hosts ?? null } : {}),
+    restarts: result.restarts,
+    droppedJobs: result.droppedJobs,
     compiledAhead: result.compiledAhead,
     ...(result.cpus ? { cpus: result.cpus } : {}),
     engine: args.engine,

@@ -54,6 +54,18 @@ export const OPTION_SPECS = [
     help: 'a GPU per job: job k sees only the k-th of LIST (`0,1,2,3`; `auto`: the ones `CUDA_VISIBLE_DEVICES` or `nvidia-smi -L` names), round-robin when jobs outnumber them',
   },
   {
+    name: 'launcher',
+    api: 'launcher',
+    value: 'TEMPLATE',
+    help: "start each job's worker through this command (`ssh {host}`, `srun --nodes=1 --ntasks=1`, `kubectl exec -i {host} --`); nothing shared but its stdin and stdout",
+  },
+  {
+    name: 'hosts',
+    api: 'hosts',
+    value: 'LIST',
+    help: "fill the launcher's `{host}` job by job, round-robin (`h1,h2`)",
+  },
+  {
     name: 'same-error',
     api: 'sameError',
     help: "a candidate must also end with the original's exception type, or its signal, or (with neither) its exit status",

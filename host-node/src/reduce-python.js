@@ -52,6 +52,7 @@ export async function reducePython(options) {
     source,
     gpus,
     devices,
+    launcher,
   } = settingsOf(options);
   const oracle = new Oracle({ errMsg, matchQuoted: options.matchQuotedSource === true, sameError });
   const reproduces = (/** @type {RunResult} */ run) => oracle.reproduces(run);
@@ -120,6 +121,8 @@ export async function reducePython(options) {
   });
   /** @type {(() => (number[] | null | undefined)[]) | undefined} the runner's CPU shares */
   let cpuShares;
+  /** The runner's restarted workers and dropped jobs (see `launcher`). */
+  let restarts = () => ({ restarts: 0, droppedJobs: /** @type {number[]} */ ([]) });
   /** @type {(() => number | null | undefined) | undefined} the runner's data limit */
   let dataLimit;
   /**
@@ -154,6 +157,7 @@ export async function reducePython(options) {
       memoryLimitMib: memoryLimit !== undefined && dataLimit?.() ? memoryLimit / MIB : null,
       prefork,
       gpus: gpus && devices ? { devices: gpus, jobs: devices } : null,
+      ...restarts(),
     };
   };
   try {
@@ -171,8 +175,15 @@ export async function reducePython(options) {
         cpuAffinity: options.cpuAffinity !== false,
         memoryLimit,
         prefork,
+        launcher,
         onWarning: warn,
       });
+      if ('restarts' in backend) {
+        restarts = () => ({
+          restarts: backend.restarts,
+          droppedJobs: [...backend.dropped].map((s) => s + 1),
+        });
+      }
       if ('cpuShares' in backend) cpuShares = () => backend.cpuShares();
       if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
       if (options.sandbox === false) {
@@ -206,6 +217,30 @@ export async function reducePython(options) {
        */
       const freshRun = async (text, ms, runSignal) => {
         const shim = text.includes('__freeze__');
+        if (launcher) {
+          // The user's own run is one on the cluster: a new worker through the launcher,
+          // where job 1 runs, which runs nothing else.
+          finalCheck = {
+            command: [...launcher.command(0), path.basename(target ?? workspace.file(0))],
+            cwd: 'a private temporary folder there',
+            isolated: false,
+            freezeShim: shim,
+          };
+          const fresh = createBackend('runner', {
+            workspace,
+            needle: errMsg,
+            timeoutMs: ms,
+            jobs: 1,
+            cpuAffinity: false,
+            launcher,
+            onWarning: warn,
+          });
+          try {
+            return await fresh.run(text, { signal: runSignal });
+          } finally {
+            await fresh.close();
+          }
+        }
         const direct =
           !workspace.isolated &&
           target !== null &&

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { BACKENDS } from './backends/index.js';
 import { jobDevices, parseGpus } from './devices.js';
+import { Launcher } from './launcher.js';
 import { AutoddError } from './errors.js';
 import { checkOutput, readSource } from './files.js';
 import { checkJobs } from './reduce.js';
@@ -63,14 +64,17 @@ export function settingsOf(options) {
   const gpus = options.gpus === undefined ? null : parseGpus(options.gpus, options.env);
   /** Each job's device (`gpus`), or null. */
   const devices = gpus && jobDevices(gpus, jobs);
+  const launcher = launcherOf(options, backendName);
   if (backendName === 'subproc' && options.memoryLimit !== undefined && options.memoryLimit !== false) {
     throw new AutoddError('usage', 'the memory limit needs the runner backend');
   }
   // The subproc backend has no way to limit memory (the default is then no limit).
   const memoryLimit =
     backendName === 'runner' ? memoryAllowance(options.memoryLimit, jobs, errMsg) : undefined;
-  // Forking ahead uses a CPU beside the candidate's: only where each job has two.
-  const prefork = backendName === 'runner' && (options.prefork ?? os.availableParallelism() >= 2 * jobs);
+  // Forking ahead uses a CPU beside the candidate's: only where each job has two (and
+  // they are this machine's).
+  const prefork =
+    backendName === 'runner' && !launcher && (options.prefork ?? os.availableParallelism() >= 2 * jobs);
   if ((options.file === undefined) === (options.source === undefined)) {
     throw new AutoddError('usage', 'give exactly one of file and source');
   }
@@ -88,7 +92,30 @@ export function settingsOf(options) {
     source,
     gpus,
     devices,
+    launcher,
   };
+}
+
+/**
+ * The launcher that starts the workers elsewhere (`launcher`, `hosts`), if any.
+ * @param {PythonReduceOptions} options
+ * @param {string} backendName
+ */
+function launcherOf(options, backendName) {
+  if (options.launcher === undefined) {
+    if (options.hosts !== undefined) throw new AutoddError('usage', '--hosts needs --launcher');
+    return undefined;
+  }
+  if (typeof options.launcher !== 'string') throw new AutoddError('usage', '--launcher must be a command');
+  if (backendName !== 'runner') throw new AutoddError('usage', '--launcher needs the runner backend');
+  if (options.stdin !== undefined) {
+    throw new AutoddError(
+      'usage',
+      '--stdin names a file of this machine, which a launched worker cannot read',
+    );
+  }
+  const hosts = typeof options.hosts === 'string' ? options.hosts.split(',') : [...(options.hosts ?? [])];
+  return new Launcher({ template: options.launcher, hosts, python: options.python ?? 'python3' });
 }
 
 /**

@@ -227,23 +227,33 @@ for (const { name, extra } of VARIANTS) {
     });
 
     if (name === 'runner') {
-      test('a worker that dies is replaced, and the candidate it ran is killed', async () => {
-        // The candidate becomes a marked sleeper (same pid, so same process group).
+      test('a worker that dies under a candidate is replaced, the candidate killed and run again', async () => {
+        const runner = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (backend);
+        await runner.prestart();
+        const workers = runner.workers.map((w) => Number(w?.proc.pid));
+        // Under one of these workers, the candidate becomes a marked sleeper (same pid,
+        // so same process group); under a new one, it reproduces.
         const mark = `orphan${extra.prefork ? '-prefork' : ''}-${process.pid}`;
         const pending = run(
-          `import os, sys\nos.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(30)"], dict(os.environ, AUTODD_TEST_MARK="${mark}"))`,
+          `import os, sys
+def parent(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+if {os.getppid(), parent(os.getppid())} & {${workers.join(', ')}}:
+    os.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(30)"], dict(os.environ, AUTODD_TEST_MARK="${mark}"))
+print("${MSG}")
+`,
         );
         await new Promise((resolve) => setTimeout(resolve, 300));
         assert.equal(processesWithMark(mark).length, 1, 'the candidate runs');
-        const runner = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (backend);
+        const restarts = runner.restarts;
         for (const worker of runner.workers)
           if (worker?.current) process.kill(Number(worker.proc.pid), 'SIGKILL');
         const r = await pending;
-        assert.equal(r.found, false);
-        assert.equal(r.outcome, 'crashed');
+        assert.equal(r.found, true, 'run again on a new worker');
+        assert.equal(runner.restarts, restarts + 1);
         await new Promise((resolve) => setTimeout(resolve, 200));
         assert.deepEqual(processesWithMark(mark), [], 'the host killed the candidate of the dead worker');
-        assert.equal((await run(`print("${MSG}")`)).found, true);
       });
 
       test('a failing preload import is skipped with a warning', () => {

@@ -23,6 +23,7 @@ its stderr so nothing printed by an imported module can corrupt the protocol).
           "dataLimit": BYTES | null (the data limit candidates get; null: none)}
   host   {"op": "run", "id": N, "path": FILE, "timeout": SECONDS,
           "stuckAfter": SECONDS (optional: see Stuck)}
+          or, started remotely, "source": TEXT instead of "path" (see below)
   host   {"op": "cancel", "id": N}                      (optional, while running)
   host   {"op": "prepare", "path": FILE, "source": TEXT} (optional, any time: the
           program the next "run" of FILE will likely hold; with "prefork" it is
@@ -32,6 +33,12 @@ its stderr so nothing printed by an imported module can corrupt the protocol).
           "signal": int|null, "killed": null|"timeout"|"stuck"|"cancelled",
           "stdoutTail": str, "stderrTail": str, "error": str|null,
           "compiledAhead": true (only when it ran code compiled ahead)}
+
+Started remotely (by autodd_boot.py, through a launcher such as ssh, with no file
+of the host's at hand), the worker gets HOME, its private folder: "init" then has
+"fileName" (the program's file name) instead of "scriptDir" and "pidFile", each
+"run" brings the candidate's "source", which the worker writes into HOME/run/FILENAME
+and runs from there; the host sends no "prepare".
 
 The pid of the candidate running is kept in "pidFile" rather than sent (ten digits
 and a newline, overwritten in place; 0 between runs): the host reads it only when it
@@ -359,7 +366,8 @@ def done(job_id, needle, out=None, err=None, killed=None, error=None):
     }
 
 
-def main():
+def main(home=None):
+    """Serves the host; `home`: started remotely, the worker's private folder."""
     control = Control(os.dup(0), os.dup(1))
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
@@ -371,7 +379,18 @@ def main():
     if init is None or init.get("op") != "init":
         return
     needle = init["needle"].encode()
-    sys.path[0] = init["scriptDir"]
+    program = None
+    if home is not None:
+        run_dir = os.path.join(home, "run")
+        os.makedirs(run_dir)
+        os.chdir(run_dir)
+        program = os.path.join(run_dir, init["fileName"])
+        init["scriptDir"] = run_dir
+        init["pidFile"] = os.path.join(home, "pid")
+    if home is None:
+        sys.path[0] = init["scriptDir"]
+    else:
+        sys.path.insert(0, init["scriptDir"])
     share = init.get("share")
     cpus = keep_to(cpu_share(*share)) if share else None
     pid_fd = os.open(init["pidFile"], os.O_RDWR | os.O_CREAT, 0o600)
@@ -412,6 +431,10 @@ def main():
         if request.get("op") == "prepare":
             forward(forker, [request])
         elif request.get("op") == "run":
+            if program is not None:
+                with open(program, "w", encoding="utf-8") as f:
+                    f.write(request.pop("source"))
+                request["path"] = program
             result = run(control, forker, request, needle, pid_fd)
             if control.eof:
                 return

@@ -22,6 +22,12 @@ const WORKER = path.join(PYTHON_DIR, 'autodd_worker.py');
 const GRACE_MS = 5000;
 /** How long close() waits for a worker to exit by itself. */
 const EXIT_WAIT_MS = 1000;
+/** How a run ends whose worker died under it (a `crashed` run's error starts so). */
+const WORKER_DIED = 'the Python worker died';
+/** How many times a candidate whose worker died under it is run again, on a new worker… */
+const RESTARTS = 3;
+/** …after this long, doubled each time. */
+const RESTART_BACKOFF_MS = 250;
 /** The largest program compiled ahead (the worker's AHEAD_BYTES). */
 const AHEAD_BYTES = 65536;
 
@@ -48,6 +54,9 @@ const AHEAD_BYTES = 65536;
  * @property {string | null} [stdin] a file fed to each candidate's standard input
  * @property {string} cwd the working directory of its candidates
  * @property {NodeJS.ProcessEnv} env the environment of the worker and its candidates
+ * @property {{ argv: string[], header: string }} [launch] start the worker through this
+ *   command (see `Launcher`), which first reads `header` on its stdin; the candidates'
+ *   sources then travel over the protocol, and the worker keeps its files to itself
  */
 
 /** One Python worker process and the candidate it runs, if any. */
@@ -68,7 +77,10 @@ class Worker {
     stdin,
     cwd,
     env,
+    launch,
   }) {
+    /** Started through a launcher: no file of this machine is the worker's. */
+    this.remote = Boolean(launch);
     this.timeoutMs = timeoutMs;
     /** @type {number | undefined} from when on a run is probed for being stuck */
     this.stuckAfterMs = undefined;
@@ -89,9 +101,10 @@ class Worker {
     /** @type {number | null} the RLIMIT_DATA its candidates get (null: none) */
     this.dataLimit = null;
 
-    this.proc = spawn(workspace.python, [WORKER], {
+    const [command, ...args] = launch ? launch.argv : [workspace.python, WORKER];
+    this.proc = spawn(command, args, {
       cwd,
-      env,
+      env: launch ? workspace.userEnv : env,
       // Its own group: a Ctrl-C at the terminal reaches the host, which then shuts
       // workers down in order instead of them dying mid-protocol.
       detached: true,
@@ -125,6 +138,17 @@ class Worker {
     }
     this.proc.on('error', () => this.die());
     this.proc.on('close', () => this.die());
+    if (launch) {
+      this.proc.stdin?.write(launch.header);
+      this.send({
+        op: 'init',
+        needle,
+        preload,
+        fileName: path.basename(workspace.file(0)),
+        ...(memoryLimit ? { memoryLimit } : {}),
+      });
+      return;
+    }
     this.send({
       op: 'init',
       needle,
@@ -198,7 +222,7 @@ class Worker {
       killGroup(this.candidatePid());
       const why = this.stderr.text().trim().split('\n').slice(-3).join(' | ');
       this.current.finish(
-        runResult({ outcome: 'crashed', error: `the Python worker died${why ? `: ${why}` : ''}`, ms: 0 }),
+        runResult({ outcome: 'crashed', error: `${WORKER_DIED}${why ? `: ${why}` : ''}`, ms: 0 }),
       );
     }
   }
@@ -209,7 +233,7 @@ class Worker {
    * @returns {number | undefined}
    */
   candidatePid() {
-    if (!this.current) return undefined;
+    if (!this.current || this.remote) return undefined;
     try {
       const pid = Number(fs.readFileSync(this.pidFile, 'latin1').trim());
       return pid > 0 ? pid : undefined;
@@ -225,7 +249,7 @@ class Worker {
   }
 
   /**
-   * @param {string} file
+   * @param {string} file the candidate's file; for a remote worker, its source
    * @param {AbortSignal | undefined} signal
    * @returns {Promise<RunResult>}
    */
@@ -250,7 +274,7 @@ class Worker {
       this.send({
         op: 'run',
         id,
-        path: file,
+        ...(this.remote ? { source: file } : { path: file }),
         timeout: this.timeoutMs / 1000,
         ...(this.stuckAfterMs === undefined ? {} : { stuckAfter: this.stuckAfterMs / 1000 }),
       });
@@ -266,7 +290,7 @@ class Worker {
    * @param {string} source
    */
   prepare(file, source) {
-    if (!this.dead) this.send({ op: 'prepare', path: file, source });
+    if (!this.dead && !this.remote) this.send({ op: 'prepare', path: file, source });
   }
 
   /** Asks the worker to exit (it kills a running candidate first); kills it if it does not. */
@@ -297,6 +321,8 @@ export class RunnerBackend {
    * @param {boolean} [options.prefork] fork each candidate's process, and let it compile
    *   a warm-up program, while the one before runs (Linux; for jobs with a CPU to
    *   spare; default false)
+   * @param {import('../launcher.js').Launcher} [options.launcher] start each job's worker
+   *   through the user's launcher (ssh, srun, …) instead of here
    * @param {(message: string) => void} [options.onWarning]
    */
   constructor({
@@ -308,8 +334,10 @@ export class RunnerBackend {
     cpuAffinity = true,
     memoryLimit,
     prefork = false,
+    launcher,
     onWarning,
   }) {
+    this.launcher = launcher;
     this.name = 'runner';
     this.workspace = workspace;
     this.needle = needle;
@@ -328,6 +356,10 @@ export class RunnerBackend {
     this.starting = new Array(jobs).fill(undefined);
     this.warnedImports = false;
     this.closed = false;
+    /** Workers started again because one died under a candidate. */
+    this.restarts = 0;
+    /** @type {Set<number>} jobs whose worker could not be started again: given no more runs */
+    this.dropped = new Set();
   }
 
   /**
@@ -359,17 +391,38 @@ export class RunnerBackend {
    * @returns {Promise<RunResult>}
    */
   async run(source, { signal } = {}) {
-    const slot = await this.slots.acquire();
-    try {
-      if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
-      const file = this.workspace.write(slot, source);
-      const worker = await this.worker(slot);
-      if (!worker) {
-        return runResult({ outcome: 'crashed', error: 'the Python worker did not start', ms: 0 });
+    for (;;) {
+      const slot = await this.slots.acquire();
+      let lost = false;
+      try {
+        if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
+        const file = this.launcher ? source : this.workspace.write(slot, source);
+        let result = runResult({ outcome: 'crashed', error: 'the Python worker did not start', ms: 0 });
+        // A worker that dies under a candidate (its launcher exited, its connection
+        // dropped, its host rebooted) is started again and the candidate run again, so
+        // the search is the one a run without the fault makes.
+        for (let attempt = 0; attempt <= RESTARTS; attempt++) {
+          if (attempt > 0) {
+            this.restarts += 1;
+            await new Promise((resolve) => setTimeout(resolve, RESTART_BACKOFF_MS * 2 ** (attempt - 1)));
+            if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
+          }
+          const worker = await this.worker(slot);
+          if (!worker) continue;
+          result = await worker.run(file, signal);
+          if (!(result.outcome === 'crashed' && result.error?.startsWith(WORKER_DIED))) return result;
+        }
+        if (this.slots.size - this.dropped.size <= 1) return result;
+        // This job cannot be restarted: the others go on without it.
+        lost = true;
+        this.dropped.add(slot);
+        this.onWarning(
+          `job ${slot + 1}${this.launcher?.host(slot) ? ` (${this.launcher.host(slot)})` : ''} dropped: ` +
+            `its worker died ${RESTARTS + 1} times (${result.error})`,
+        );
+      } finally {
+        if (!lost) this.slots.release(slot);
       }
-      return await worker.run(file, signal);
-    } finally {
-      this.slots.release(slot);
     }
   }
 
@@ -384,7 +437,7 @@ export class RunnerBackend {
    */
   prepare(source) {
     const worker = this.workers[0];
-    if (!this.prefork || this.workers.length !== 1 || !worker || this.closed) return;
+    if (!this.prefork || this.workers.length !== 1 || !worker || this.closed || this.launcher) return;
     if (Buffer.byteLength(source) > AHEAD_BYTES) return;
     worker.prepare(this.workspace.file(0), source);
   }
@@ -435,6 +488,14 @@ export class RunnerBackend {
         stdin: this.workspace.stdin,
         cwd: this.workspace.runCwd(slot),
         env: this.workspace.jobEnvs[slot],
+        ...(this.launcher
+          ? {
+              launch: {
+                argv: this.launcher.argv(slot),
+                header: this.launcher.header(this.workspace.jobEnvs[slot]),
+              },
+            }
+          : {}),
       });
       this.workers[slot] = worker;
       if (await worker.ready) {

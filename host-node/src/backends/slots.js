@@ -8,6 +8,7 @@ export class Slots {
     this.free = Array.from({ length: count }, (_, i) => i);
     /** @type {((slot: number) => void)[]} */
     this.waiting = [];
+    this.size = count;
   }
 
   /** @returns {Promise<number>} */

@@ -1,0 +1,60 @@
+"""Starts a runner worker on a machine that has none of autodd's files: the host runs
+this text with `python3 -c` through the user's launcher (ssh, srun, kubectl exec, ...)
+and sends, before the worker's protocol, one header on stdin: its length in ASCII
+digits and a newline, then base64 of zlib of JSON {"files": {path: text}, "env": {...}}.
+The files (the worker's package and the stand-ins for `autodd` and `tilelang`) go to a
+private temporary folder, removed once the worker and all it started are gone;
+candidates run there too.
+Stdin is read with os.read, unbuffered, so the protocol's first line stays unread."""
+import base64, json, os, shutil, sys, tempfile, zlib
+
+
+def take(n):
+    data = b""
+    while len(data) < n:
+        chunk = os.read(0, n - len(data))
+        if not chunk:
+            sys.exit(0)
+        data += chunk
+    return data
+
+
+size = b""
+while not size.endswith(b"\n"):
+    size += take(1)
+header = json.loads(zlib.decompress(base64.b64decode(take(int(size)))))
+home = tempfile.mkdtemp(prefix="autodd-remote-")
+# A janitor removes the folder once the worker and every process it started are gone,
+# however they end (a worker killed with SIGKILL cannot clean up): it waits for the end
+# of a pipe whose write end they all hold.
+gone_r, gone_w = os.pipe()
+if os.fork() == 0:
+    os.setsid()
+    os.close(gone_w)
+    # Not the session's: the connection ends when the worker's side of it does.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    while os.read(gone_r, 1):
+        pass
+    shutil.rmtree(home, ignore_errors=True)
+    os._exit(0)
+os.close(gone_r)
+owner = os.getpid()
+try:
+    lib = os.path.join(home, "lib")
+    for name, text in header["files"].items():
+        path = os.path.join(lib, *name.split("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    shims = os.path.join(lib, "shims")
+    os.environ.update(header["env"])
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (shims, os.environ.get("PYTHONPATH")) if p)
+    sys.path[0:0] = [lib, shims]
+    from autodd_runner.worker import main
+
+    main(home)
+finally:
+    if os.getpid() == owner:  # not in a forked process that got here
+        shutil.rmtree(home, ignore_errors=True)

@@ -1,0 +1,186 @@
+// Runner workers started through a launcher the user's cluster already has
+// (`--launcher 'ssh {host}'`, `srun …`, `kubectl exec -i {host} --`, `docker exec -i
+// {host}`), one per job, with `--hosts` filling `{host}` job by job. No file is shared:
+// the worker's code and each candidate's source travel over the launcher's stdin and
+// stdout (see python/autodd_boot.py).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { AutoddError } from './errors.js';
+import { PYTHON_DIR } from './python.js';
+
+/** The code a remote `python3 -c` runs (python/autodd_boot.py). */
+const BOOT = fs.readFileSync(path.join(PYTHON_DIR, 'autodd_boot.py'), 'utf8');
+
+/**
+ * What the remote side gets, beside the source of each candidate: the worker's package,
+ * and the stand-ins for `autodd` (freeze markers) and `tilelang` that local runs find on
+ * PYTHONPATH, under `shims/`.
+ */
+const SHIPPED = [
+  ['autodd_runner', 'autodd_runner'],
+  ['freeze/autodd', 'shims/autodd'],
+  ['tilelang', 'shims/tilelang'],
+];
+
+/** The variables of the reduction's environment that a remote run must see too. */
+const FORWARDED = [
+  'PYTHONHASHSEED',
+  'PYTHON_COLORS',
+  'LIBC_FATAL_STDERR_',
+  'CUDA_VISIBLE_DEVICES',
+  'ROCR_VISIBLE_DEVICES',
+  'HIP_VISIBLE_DEVICES',
+];
+
+/**
+ * The words of a command line, split as a POSIX shell splits them (quotes and
+ * backslashes; no expansions).
+ * @param {string} text
+ * @returns {string[]}
+ */
+export function splitWords(text) {
+  /** @type {string[]} */
+  const words = [];
+  let word = '';
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'") {
+      const end = text.indexOf("'", i + 1);
+      if (end < 0) throw new AutoddError('usage', `--launcher has an unclosed ' quote: ${text}`);
+      word += text.slice(i + 1, end);
+      inWord = true;
+      i = end;
+    } else if (c === '"') {
+      let j = i + 1;
+      for (; j < text.length && text[j] !== '"'; j++) {
+        if (text[j] === '\\' && j + 1 < text.length && '"\\$`'.includes(text[j + 1])) j++;
+        word += text[j];
+      }
+      if (j >= text.length) throw new AutoddError('usage', `--launcher has an unclosed " quote: ${text}`);
+      inWord = true;
+      i = j;
+    } else if (c === '\\' && i + 1 < text.length) {
+      word += text[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+
+/**
+ * `word` quoted for a POSIX shell.
+ * @param {string} word
+ */
+function shellQuote(word) {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+export class Launcher {
+  /**
+   * @param {object} options
+   * @param {string} options.template the command before the worker's, `{host}` where a
+   *   host goes
+   * @param {readonly string[]} [options.hosts] job k's host is the k-th, round-robin
+   * @param {string} options.python the interpreter on the other side
+   */
+  constructor({ template, hosts = [], python }) {
+    this.words = splitWords(template);
+    if (this.words.length === 0) throw new AutoddError('usage', '--launcher must name a command');
+    const wantsHost = this.words.some((w) => w.includes('{host}'));
+    if (wantsHost && hosts.length === 0) {
+      throw new AutoddError('usage', '--launcher has {host}: name the hosts with --hosts h1,h2,…');
+    }
+    if (!wantsHost && hosts.length > 0) {
+      throw new AutoddError('usage', "--hosts needs a --launcher with {host} where a host's name goes");
+    }
+    if (hosts.some((h) => h === '' || /\s/.test(h))) {
+      throw new AutoddError(
+        'usage',
+        `--hosts takes host names separated by commas, not '${hosts.join(',')}'`,
+      );
+    }
+    this.hosts = [...hosts];
+    this.python = python;
+    /** ssh hands its command to the remote shell as one line: the words are quoted for it. */
+    this.viaShell = path.basename(this.words[0]) === 'ssh';
+    this.files = shippedFiles();
+  }
+
+  /**
+   * Job `slot`'s host, if the template names one.
+   * @param {number} slot
+   */
+  host(slot) {
+    return this.hosts.length ? this.hosts[slot % this.hosts.length] : undefined;
+  }
+
+  /**
+   * The command that starts job `slot`'s worker.
+   * @param {number} slot
+   * @returns {string[]}
+   */
+  argv(slot) {
+    const worker = [this.python, '-c', BOOT];
+    return [...this.launcherWords(slot), ...(this.viaShell ? worker.map(shellQuote) : worker)];
+  }
+
+  /**
+   * The template's words for job `slot`, its host filled in.
+   * @param {number} slot
+   */
+  launcherWords(slot) {
+    const host = this.host(slot) ?? '';
+    return this.words.map((w) => w.replaceAll('{host}', host));
+  }
+
+  /**
+   * How job `slot` runs a program there, as the final check says it: the launcher and
+   * the interpreter, without the worker's start.
+   * @param {number} slot
+   */
+  command(slot) {
+    return [...this.launcherWords(slot), this.python];
+  }
+
+  /**
+   * What the worker reads before the protocol: the files it needs and the variables of
+   * `env` its runs must see (see python/autodd_boot.py).
+   * @param {NodeJS.ProcessEnv} env
+   */
+  header(env) {
+    /** @type {Record<string, string>} */
+    const forwarded = {};
+    for (const name of FORWARDED) {
+      const value = env[name];
+      if (value !== undefined) forwarded[name] = value;
+    }
+    const payload = zlib
+      .deflateSync(JSON.stringify({ files: this.files, env: forwarded }))
+      .toString('base64');
+    return `${payload.length}\n${payload}`;
+  }
+}
+
+/** @returns {Record<string, string>} path on the remote side → text */
+function shippedFiles() {
+  /** @type {Record<string, string>} */
+  const files = {};
+  for (const [from, to] of SHIPPED) {
+    const dir = path.join(PYTHON_DIR, from);
+    for (const name of fs.readdirSync(dir)) {
+      if (name.endsWith('.py')) files[`${to}/${name}`] = fs.readFileSync(path.join(dir, name), 'utf8');
+    }
+  }
+  return files;
+}

@@ -1,0 +1,206 @@
+// --launcher: workers started through ssh, against a real sshd this test starts on
+// 127.0.0.1 with keys it makes (Debian's openssh-server; scripts/setup-launchers.sh installs it).
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { splitWords } from '../src/launcher.js';
+import { EXAMPLE, HAVE_ENGINE, runCli, tempDir, waitFor } from './helpers.js';
+
+const SSHD = '/usr/sbin/sshd';
+const MSG = 'K shape check failed';
+
+describe('--launcher: the template', () => {
+  test('is split into words as a shell would, and misuse is a usage error', async () => {
+    assert.deepEqual(splitWords(`ssh -o 'A B' "x\\"y" c\\ d {host}`), [
+      'ssh',
+      '-o',
+      'A B',
+      'x"y',
+      'c d',
+      '{host}',
+    ]);
+    const dir = tempDir();
+    fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
+    /** @type {[string[], RegExp][]} */
+    const misuses = [
+      [['--launcher', 'ssh {host}'], /--launcher has \{host\}: name the hosts with --hosts/],
+      [['--launcher', 'srun -N1', '--hosts', 'a,b'], /--hosts needs a --launcher with \{host\}/],
+      [['--hosts', 'a'], /--hosts needs --launcher/],
+      [
+        ['--launcher', 'ssh {host}', '--hosts', 'a', '--backend', 'subproc'],
+        /--launcher needs the runner backend/,
+      ],
+      [['--launcher', "ssh '{host}", '--hosts', 'a'], /unclosed ' quote/],
+    ];
+    for (const [args, message] of misuses) {
+      const run = await runCli(['prog.py', '--err-msg', MSG, '-o', 'out.py', ...args], { cwd: dir });
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, message);
+      assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
+    }
+  });
+});
+
+/** A port nobody listens on now. */
+async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const address = /** @type {net.AddressInfo} */ (server.address());
+  await new Promise((resolve) => server.close(resolve));
+  return address.port;
+}
+
+/** What the command line of every launched worker, and of its launcher, holds (python/autodd_boot.py). */
+const REMOTE = 'autodd-remote-';
+
+/**
+ * The pids of the processes a launched worker left, oldest first: the ssh clients here
+ * (`program` ssh) or the workers, their zygotes and candidates there (python).
+ * @param {'ssh' | 'python' | 'any'} program
+ */
+function launched(program) {
+  const pids = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const name = path.basename(argv[0]);
+      const kind = name === 'ssh' ? 'ssh' : name.startsWith('python') ? 'python' : 'other';
+      if (argv.some((a) => a.includes(REMOTE)) && (program === 'any' || kind === program))
+        pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids.sort((a, b) => a - b);
+}
+
+/** The private folders launched workers made (ssh to this machine: they are here, in /tmp). */
+function remoteFolders() {
+  return fs.readdirSync('/tmp').filter((name) => name.startsWith(REMOTE));
+}
+
+/** Nothing is left of the launched workers: no process, here or there, and no folder. */
+async function nothingLeft() {
+  await waitFor(() => launched('any').length === 0 && remoteFolders().length === 0, 5000);
+}
+
+describe(
+  '--launcher through a real sshd',
+  { skip: (!fs.existsSync(SSHD) && `${SSHD} is missing`) || (!HAVE_ENGINE && 'engine not built') },
+  () => {
+    const dir = tempDir();
+    /** @type {import('node:child_process').ChildProcess} */
+    let sshd;
+    /** @type {string[]} */
+    let launcher;
+    let local = '';
+
+    before(async () => {
+      const port = await freePort();
+      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(dir, 'host_key')]);
+      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(dir, 'user_key')]);
+      fs.copyFileSync(path.join(dir, 'user_key.pub'), path.join(dir, 'authorized_keys'));
+      fs.writeFileSync(
+        path.join(dir, 'sshd_config'),
+        [
+          `Port ${port}`,
+          'ListenAddress 127.0.0.1',
+          `HostKey ${path.join(dir, 'host_key')}`,
+          `AuthorizedKeysFile ${path.join(dir, 'authorized_keys')}`,
+          `PidFile ${path.join(dir, 'sshd.pid')}`,
+          'StrictModes no',
+          'PasswordAuthentication no',
+          'KbdInteractiveAuthentication no',
+          'UsePAM no',
+          'PermitRootLogin prohibit-password',
+          '',
+        ].join('\n'),
+      );
+      // Privilege separation wants its folder; only root may make it, and only root needs it.
+      if (process.getuid?.() === 0) fs.mkdirSync('/run/sshd', { recursive: true });
+      sshd = spawn(SSHD, ['-D', '-e', '-f', path.join(dir, 'sshd_config')], { stdio: 'ignore' });
+      launcher = [
+        `ssh -p ${port} -i ${path.join(dir, 'user_key')}`,
+        '-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes {host}',
+      ];
+      const probe = ['-p', String(port), '-i', path.join(dir, 'user_key'), '-o', 'StrictHostKeyChecking=no'];
+      probe.push('-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-o', 'BatchMode=yes');
+      await waitFor(() => {
+        try {
+          execFileSync('ssh', [...probe, `${os.userInfo().username}@127.0.0.1`, 'true'], { stdio: 'ignore' });
+          return true;
+        } catch {
+          return false;
+        }
+      }, 10_000);
+      fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
+      const run = await runCli(['prog.py', '--err-msg', MSG, '-o', 'local.py', '-j', '2'], { cwd: dir });
+      assert.equal(run.code, 0, run.stderr);
+      local = fs.readFileSync(path.join(dir, 'local.py'), 'utf8');
+    });
+
+    after(() => {
+      sshd?.kill();
+    });
+
+    /**
+     * Reduces the example through ssh to two hosts (both this machine), -j 2.
+     * @param {string} out
+     * @param {(text: string) => void} [onStderr]
+     */
+    const remote = (out, onStderr) =>
+      runCli(
+        ['prog.py', '--err-msg', MSG, '-o', out, '-j', '2', '--report', `${out}.json`].concat([
+          '--launcher',
+          launcher.join(' '),
+          '--hosts',
+          '127.0.0.1,localhost',
+        ]),
+        { cwd: dir, onStderr },
+      );
+
+    /** @param {string} out */
+    const report = (out) => JSON.parse(fs.readFileSync(path.join(dir, `${out}.json`), 'utf8'));
+
+    test('gives the result of a local reduction, checked there, and leaves nothing behind', async () => {
+      const run = await remote('ssh.py');
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(fs.readFileSync(path.join(dir, 'ssh.py'), 'utf8'), local);
+      assert.match(run.stderr, /final check: ssh .*127\.0\.0\.1 python3 ssh\.py/);
+      assert.equal(report('ssh.py').reproduced, true);
+      assert.equal(report('ssh.py').restarts, 0);
+      await nothingLeft();
+    });
+
+    for (const [what, program] of /** @type {const} */ ([
+      ['ssh session', 'ssh'],
+      ['remote worker', 'python'],
+    ])) {
+      test(`a job that loses its ${what} mid-reduction is restarted, with the same result`, async () => {
+        const out = `lost-${program}.py`;
+        let killed = false;
+        const run = await remote(out, (text) => {
+          if (killed || (text.match(/accepted #/g) ?? []).length < 20) return;
+          // The oldest: a session's ssh client, or a worker (its zygote and candidates
+          // are its children, started later).
+          const [pid] = launched(program);
+          if (pid === undefined) return;
+          killed = true;
+          process.kill(pid, 'SIGKILL');
+        });
+        assert.equal(killed, true, 'something was killed');
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(fs.readFileSync(path.join(dir, out), 'utf8'), local);
+        assert.ok(report(out).restarts >= 1, `restarts: ${report(out).restarts}`);
+        assert.deepEqual(report(out).droppedJobs, []);
+        await nothingLeft();
+      });
+    }
+  },
+);
