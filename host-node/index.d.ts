@@ -138,8 +138,8 @@ export interface ReducePythonOptions {
   /**
    * A GPU per job: job k's worker and every candidate it runs see only the k-th device
    * (round-robin when the jobs outnumber them), through `CUDA_VISIBLE_DEVICES`,
-   * `ROCR_VISIBLE_DEVICES` and `HIP_VISIBLE_DEVICES`; the checks of the original and of
-   * the result run on the first. Device indices or UUIDs (`"0,1"` or `["0", "1"]`), or
+   * `ROCR_VISIBLE_DEVICES` and `HIP_VISIBLE_DEVICES`; the original's checks run on the
+   * jobs' devices like candidates, the final check on the first. Device indices or UUIDs (`"0,1"` or `["0", "1"]`), or
    * `"auto"`: those `CUDA_VISIBLE_DEVICES` (else `ROCR_VISIBLE_DEVICES`, else
    * `HIP_VISIBLE_DEVICES`) names, else those `nvidia-smi -L` lists. Default: the
    * environment as it is.

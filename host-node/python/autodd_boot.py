@@ -1,7 +1,8 @@
 """Starts a runner worker on a machine that has none of autodd's files: the host runs
 this text with `python3 -c` through the user's launcher (ssh, srun, kubectl exec, ...)
 and sends, before the worker's protocol, one header on stdin: its length in ASCII
-digits and a newline, then base64 of zlib of JSON {"files": {path: text}, "env": {...}}.
+digits and a newline, then base64 of zlib of JSON {"files": {path: text}} (the
+variables its runs must see, the hash seed among them, `env` set before Python started).
 The files (the worker's package and the stand-ins for `autodd` and `tilelang`) go to a
 private temporary folder, removed once the worker and all it started are gone;
 candidates run there too.
@@ -49,9 +50,10 @@ try:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     shims = os.path.join(lib, "shims")
-    os.environ.update(header["env"])
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (shims, os.environ.get("PYTHONPATH")) if p)
-    sys.path[0:0] = [lib, shims]
+    # Last: an `autodd` or `tilelang` installed there wins over the stand-ins.
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), shims) if p)
+    sys.path.insert(0, lib)
+    sys.path.append(shims)
     from autodd_runner.worker import main
 
     main(home)

@@ -31,6 +31,9 @@ export function parseGpus(gpus, env = process.env) {
     }
     return found;
   }
+  if (typeof gpus !== 'string' && !Array.isArray(gpus)) {
+    throw new AutoddError('usage', `--gpus takes a list of devices or auto, not ${String(gpus)}`);
+  }
   const list = typeof gpus === 'string' ? gpus.split(',') : [...gpus];
   const devices = list.map((d) => String(d).trim());
   const bad = devices.find((d) => !DEVICE.test(d));

@@ -10,8 +10,14 @@ import zlib from 'node:zlib';
 import { AutoddError } from './errors.js';
 import { PYTHON_DIR } from './python.js';
 
-/** The code a remote `python3 -c` runs (python/autodd_boot.py). */
-const BOOT = fs.readFileSync(path.join(PYTHON_DIR, 'autodd_boot.py'), 'utf8');
+/**
+ * The code a remote `python3 -c` runs: python/autodd_boot.py, as one line of only
+ * letters, digits and `+/=();,."` (compressed, in base64), which any remote shell
+ * (sh, bash, csh) passes on unchanged within single quotes.
+ */
+const BOOT = `import base64,zlib;exec(zlib.decompress(base64.b64decode("${zlib
+  .deflateSync(fs.readFileSync(path.join(PYTHON_DIR, 'autodd_boot.py')))
+  .toString('base64')}")))`;
 
 /**
  * What the remote side gets, beside the source of each candidate: the worker's package,
@@ -24,15 +30,13 @@ const SHIPPED = [
   ['tilelang', 'shims/tilelang'],
 ];
 
-/** The variables of the reduction's environment that a remote run must see too. */
-const FORWARDED = [
-  'PYTHONHASHSEED',
-  'PYTHON_COLORS',
-  'LIBC_FATAL_STDERR_',
-  'CUDA_VISIBLE_DEVICES',
-  'ROCR_VISIBLE_DEVICES',
-  'HIP_VISIBLE_DEVICES',
-];
+/**
+ * The variables of the reduction's environment that a remote run must see too, set by
+ * `env` before Python starts (the hash seed is read at start). The devices' only with
+ * `--gpus`: otherwise the other side keeps what its own allocation chose.
+ */
+const FORWARDED = ['PYTHONHASHSEED', 'PYTHON_COLORS', 'LIBC_FATAL_STDERR_'];
+const DEVICES = ['CUDA_VISIBLE_DEVICES', 'ROCR_VISIBLE_DEVICES', 'HIP_VISIBLE_DEVICES'];
 
 /**
  * The words of a command line, split as a POSIX shell splits them (quotes and
@@ -126,12 +130,19 @@ export class Launcher {
   }
 
   /**
-   * The command that starts job `slot`'s worker.
+   * The command that starts job `slot`'s worker, with `env` (the job's environment) as
+   * far as the other side must see it.
    * @param {number} slot
+   * @param {NodeJS.ProcessEnv} env
+   * @param {boolean} devices whether the job has a GPU of its own (`--gpus`)
    * @returns {string[]}
    */
-  argv(slot) {
-    const worker = [this.python, '-c', BOOT];
+  argv(slot, env, devices) {
+    const settings = [...FORWARDED, ...(devices ? DEVICES : [])]
+      .filter((name) => env[name] !== undefined)
+      .map((name) => `${name}=${env[name]}`);
+    // The last word, which the code ignores, names the worker in process lists.
+    const worker = ['env', ...settings, this.python, '-c', BOOT, 'autodd-remote-worker'];
     return [...this.launcherWords(slot), ...(this.viaShell ? worker.map(shellQuote) : worker)];
   }
 
@@ -153,21 +164,9 @@ export class Launcher {
     return [...this.launcherWords(slot), this.python];
   }
 
-  /**
-   * What the worker reads before the protocol: the files it needs and the variables of
-   * `env` its runs must see (see python/autodd_boot.py).
-   * @param {NodeJS.ProcessEnv} env
-   */
-  header(env) {
-    /** @type {Record<string, string>} */
-    const forwarded = {};
-    for (const name of FORWARDED) {
-      const value = env[name];
-      if (value !== undefined) forwarded[name] = value;
-    }
-    const payload = zlib
-      .deflateSync(JSON.stringify({ files: this.files, env: forwarded }))
-      .toString('base64');
+  /** What the worker reads before the protocol: the files it needs (see python/autodd_boot.py). */
+  header() {
+    const payload = zlib.deflateSync(JSON.stringify({ files: this.files })).toString('base64');
     return `${payload.length}\n${payload}`;
   }
 }

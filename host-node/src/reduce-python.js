@@ -186,6 +186,12 @@ export async function reducePython(options) {
       }
       if ('cpuShares' in backend) cpuShares = () => backend.cpuShares();
       if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
+      if (launcher) {
+        warn(
+          'candidates started through --launcher run unisolated, each in a private temporary folder there: ' +
+            'they can change the files of the machine they run on',
+        );
+      }
       if (options.sandbox === false) {
         warn('--no-sandbox: candidates run unisolated, and can change or delete your files');
       } else if (workspace.copies) {

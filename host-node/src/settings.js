@@ -114,7 +114,10 @@ function launcherOf(options, backendName) {
       '--stdin names a file of this machine, which a launched worker cannot read',
     );
   }
-  const hosts = typeof options.hosts === 'string' ? options.hosts.split(',') : [...(options.hosts ?? [])];
+  const hosts = typeof options.hosts === 'string' ? options.hosts.split(',') : (options.hosts ?? []);
+  if (!Array.isArray(hosts) || hosts.some((h) => typeof h !== 'string')) {
+    throw new AutoddError('usage', 'hosts must be host names separated by commas, or a list of them');
+  }
   return new Launcher({ template: options.launcher, hosts, python: options.python ?? 'python3' });
 }
 

@@ -8,13 +8,33 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { splitWords } from '../src/launcher.js';
+import { Launcher, splitWords } from '../src/launcher.js';
 import { EXAMPLE, HAVE_ENGINE, runCli, tempDir, waitFor } from './helpers.js';
 
 const SSHD = '/usr/sbin/sshd';
 const MSG = 'K shape check failed';
 
 describe('--launcher: the template', () => {
+  test('the worker starts under env, with the hash seed, and the devices only with --gpus', () => {
+    const env = { PYTHONHASHSEED: '0', CUDA_VISIBLE_DEVICES: '3', ROCR_VISIBLE_DEVICES: '3', PATH: '/x' };
+    const srun = new Launcher({ template: 'srun -N1', python: 'python3' });
+    const plain = srun.argv(0, env, false);
+    assert.deepEqual(plain.slice(0, 6), ['srun', '-N1', 'env', 'PYTHONHASHSEED=0', 'python3', '-c']);
+    assert.equal(plain.at(-1), 'autodd-remote-worker');
+    assert.deepEqual(srun.argv(0, env, true).slice(3, 6), [
+      'PYTHONHASHSEED=0',
+      'CUDA_VISIBLE_DEVICES=3',
+      'ROCR_VISIBLE_DEVICES=3',
+    ]);
+    // ssh hands the words to the remote shell as one line: the code is one quoted word.
+    const ssh = new Launcher({ template: 'ssh -p 22 {host}', hosts: ['a', 'b'], python: 'python3' });
+    const words = ssh.argv(1, env, false);
+    assert.deepEqual(words.slice(0, 4), ['ssh', '-p', '22', 'b']);
+    const code = /** @type {string} */ (words.at(-2));
+    assert.match(code, /^'import base64,zlib;exec\(.*\)'$/);
+    assert.doesNotMatch(code, /\n/);
+  });
+
   test('is split into words as a shell would, and misuse is a usage error', async () => {
     assert.deepEqual(splitWords(`ssh -o 'A B' "x\\"y" c\\ d {host}`), [
       'ssh',

@@ -412,6 +412,7 @@ export class RunnerBackend {
           result = await worker.run(file, signal);
           if (!(result.outcome === 'crashed' && result.error?.startsWith(WORKER_DIED))) return result;
         }
+        if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
         if (this.slots.size - this.dropped.size <= 1) return result;
         // This job cannot be restarted: the others go on without it.
         lost = true;
@@ -473,6 +474,7 @@ export class RunnerBackend {
    */
   async start(slot) {
     for (;;) {
+      if (this.closed) return undefined;
       const worker = new Worker({
         workspace: this.workspace,
         needle: this.needle,
@@ -491,8 +493,8 @@ export class RunnerBackend {
         ...(this.launcher
           ? {
               launch: {
-                argv: this.launcher.argv(slot),
-                header: this.launcher.header(this.workspace.jobEnvs[slot]),
+                argv: this.launcher.argv(slot, this.workspace.jobEnvs[slot], this.workspace.devices !== null),
+                header: this.launcher.header(),
               },
             }
           : {}),
