@@ -372,7 +372,7 @@ export interface ReducePythonResult {
   prefork: boolean;
   /** The GPUs (see `gpus`) and each job's, or null without `gpus`. */
   gpus: { devices: string[]; jobs: string[] } | null;
-  /** Workers started again because one died under a candidate (see `launcher`). */
+  /** Workers started again because one died, under a candidate or between two (see `launcher`). */
   restarts: number;
   /** Jobs (1-based) dropped because their worker could not be started again. */
   droppedJobs: number[];

@@ -232,15 +232,18 @@ export async function reducePython(options) {
             isolated: false,
             freezeShim: shim,
           };
+          // Starting a worker there (a connection, the worker's code) may take longer
+          // than the run: it gets the time a worker gets to start.
           const fresh = createBackend('runner', {
             workspace,
             needle: errMsg,
-            timeoutMs: ms,
+            timeoutMs: timeout * 1000,
             jobs: 1,
             cpuAffinity: false,
             launcher,
             onWarning: warn,
           });
+          fresh.limitTimeout(ms);
           try {
             return await fresh.run(text, { signal: runSignal });
           } finally {

@@ -261,7 +261,18 @@ class Worker {
       // The worker enforces the timeout; this only catches a worker that stopped answering.
       const fallback = setTimeout(() => {
         this.kill();
-        finish(runResult({ outcome: 'timeout', ms: 0 }));
+        // A launched worker that stopped answering is most likely a connection that
+        // stalled (a host that lost power sends no goodbye): a fault, so the candidate
+        // runs again on a new worker, rather than a verdict.
+        finish(
+          this.remote
+            ? runResult({
+                outcome: 'crashed',
+                error: `${WORKER_DIED}: no answer through the launcher`,
+                ms: 0,
+              })
+            : runResult({ outcome: 'timeout', ms: 0 }),
+        );
       }, this.timeoutMs + GRACE_MS);
       const finish = (/** @type {RunResult} */ result) => {
         if (this.current?.id !== id) return;
@@ -356,10 +367,12 @@ export class RunnerBackend {
     this.starting = new Array(jobs).fill(undefined);
     this.warnedImports = false;
     this.closed = false;
-    /** Workers started again because one died under a candidate. */
+    /** Workers started again because one died (under a candidate or between two). */
     this.restarts = 0;
     /** @type {Set<number>} jobs whose worker could not be started again: given no more runs */
     this.dropped = new Set();
+    /** @type {Set<number>} jobs told of a worker that did not start through the launcher */
+    this.failedStarts = new Set();
   }
 
   /**
@@ -403,7 +416,6 @@ export class RunnerBackend {
         // the search is the one a run without the fault makes.
         for (let attempt = 0; attempt <= RESTARTS; attempt++) {
           if (attempt > 0) {
-            this.restarts += 1;
             await new Promise((resolve) => setTimeout(resolve, RESTART_BACKOFF_MS * 2 ** (attempt - 1)));
             if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
           }
@@ -461,6 +473,8 @@ export class RunnerBackend {
   worker(slot) {
     const existing = this.workers[slot];
     if (existing && !existing.dead && !this.starting[slot]) return Promise.resolve(existing);
+    // A worker lost (under a candidate or between two) is started again.
+    if (existing && !this.starting[slot] && !this.closed) this.restarts += 1;
     this.starting[slot] ??= this.start(slot).finally(() => {
       this.starting[slot] = undefined;
     });
@@ -508,6 +522,17 @@ export class RunnerBackend {
           this.onWarning(`not preloaded (import failed): ${worker.failedImports.join(', ')}`);
         }
         return worker;
+      }
+      if (this.launcher && !worker.stderr.text().includes('Traceback')) {
+        // Not Python's failure but the launcher's (a host down, a refused key): say so.
+        const why = worker.stderr.text().trim().split('\n').slice(-2).join(' | ');
+        if (!this.failedStarts.has(slot)) {
+          this.failedStarts.add(slot);
+          this.onWarning(
+            `job ${slot + 1}'s worker did not start through the launcher${why ? `: ${why}` : ''}`,
+          );
+        }
+        return undefined;
       }
       if (!this.preload.length) return undefined;
       // An import crashed or hung the worker: go on without preloading.
