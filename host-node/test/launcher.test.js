@@ -15,6 +15,21 @@ const SSHD = '/usr/sbin/sshd';
 const MSG = 'K shape check failed';
 
 describe('--launcher: the template', () => {
+  test('a launcher that cannot start the worker is named, with what it said', async () => {
+    const dir = tempDir();
+    fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
+    const launcher = "sh -c 'echo Host key verification failed. >&2; exit 255'";
+    const run = await runCli(['prog.py', '--err-msg', MSG, '-o', 'out.py', '--launcher', launcher], {
+      cwd: dir,
+    });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(
+      run.stderr,
+      /job 1's worker did not start through the launcher: Host key verification failed\./,
+    );
+    assert.equal(fs.existsSync(path.join(dir, 'out.py')), false);
+  });
+
   test('the worker starts under env, with the hash seed, and the devices only with --gpus', () => {
     const env = { PYTHONHASHSEED: '0', CUDA_VISIBLE_DEVICES: '3', ROCR_VISIBLE_DEVICES: '3', PATH: '/x' };
     const srun = new Launcher({ template: 'srun -N1', python: 'python3' });
