@@ -386,7 +386,8 @@ def _scale_section(scale: dict) -> list:
     lines = [
         "## Cost against the program's size",
         "",
-        f"`bench/scale` on {scale['date']} (budget {scale['budget_s']:g} s per run, `--backend runner -j 1`):"
+        f"`bench/scale` on {scale['date']} (budget {scale['budget_s']:g} s per run, `--backend runner -j 1`"
+        + (f"; {scale['note']}" if scale.get("note") else "") + "):"
         " programs that `bench/gen_large.py` generates at each size (small functions each called once,"
         " a class hierarchy, a data table, one long line of integers; `line`'s size counts five"
         " integers per line). `†`: stopped at the budget.",
@@ -401,8 +402,10 @@ def _scale_section(scale: dict) -> list:
                      f" | {wall} | {r['first_accept_s']} | {r['candidates']} | {r['engine_ms_per_candidate']} |")
     lines.append("")
     for shape in dict.fromkeys(r["shape"] for r in runs):
-        mine = sorted((r for r in runs if r["shape"] == shape), key=lambda r: r["size"])
-        if len(mine) < 2 or any(r["engine_ms_per_candidate"] is None for r in mine):
+        # The runs with a figure (a program that did not reproduce has none).
+        mine = sorted((r for r in runs if r["shape"] == shape and r["engine_ms_per_candidate"] is not None),
+                      key=lambda r: r["size"])
+        if len(mine) < 2:
             continue
         sizes = ", ".join(f'"{r["size"]:,}"' for r in mine)
         values = ", ".join(f"{r['engine_ms_per_candidate']}" for r in mine)
