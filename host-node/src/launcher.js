@@ -15,9 +15,12 @@ import { PYTHON_DIR } from './python.js';
  * letters, digits and `+/=();,."` (compressed, in base64), which any remote shell
  * (sh, bash, csh) passes on unchanged within single quotes.
  */
-const BOOT = `import base64,zlib;exec(zlib.decompress(base64.b64decode("${zlib
-  .deflateSync(fs.readFileSync(path.join(PYTHON_DIR, 'autodd_boot.py')))
-  .toString('base64')}")))`;
+function bootCode() {
+  const packed = zlib
+    .deflateSync(fs.readFileSync(path.join(PYTHON_DIR, 'autodd_boot.py')))
+    .toString('base64');
+  return `import base64,zlib;exec(zlib.decompress(base64.b64decode("${packed}")))`;
+}
 
 /**
  * What the remote side gets, beside the source of each candidate: the worker's package,
@@ -118,7 +121,11 @@ export class Launcher {
     this.python = python;
     /** ssh hands its command to the remote shell as one line: the words are quoted for it. */
     this.viaShell = path.basename(this.words[0]) === 'ssh';
-    this.files = shippedFiles();
+    // Made once, not at every worker's start (nor at autodd's start without a launcher).
+    this.boot = bootCode();
+    const payload = zlib.deflateSync(JSON.stringify({ files: shippedFiles() })).toString('base64');
+    /** What each worker reads before the protocol: the files it needs (see python/autodd_boot.py). */
+    this.header = `${payload.length}\n${payload}`;
   }
 
   /**
@@ -142,7 +149,7 @@ export class Launcher {
       .filter((name) => env[name] !== undefined)
       .map((name) => `${name}=${env[name]}`);
     // The last word, which the code ignores, names the worker in process lists.
-    const worker = ['env', ...settings, this.python, '-c', BOOT, 'autodd-remote-worker'];
+    const worker = ['env', ...settings, this.python, '-c', this.boot, 'autodd-remote-worker'];
     return [...this.launcherWords(slot), ...(this.viaShell ? worker.map(shellQuote) : worker)];
   }
 
@@ -162,12 +169,6 @@ export class Launcher {
    */
   command(slot) {
     return [...this.launcherWords(slot), this.python];
-  }
-
-  /** What the worker reads before the protocol: the files it needs (see python/autodd_boot.py). */
-  header() {
-    const payload = zlib.deflateSync(JSON.stringify({ files: this.files })).toString('base64');
-    return `${payload.length}\n${payload}`;
   }
 }
 

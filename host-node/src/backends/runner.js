@@ -508,7 +508,7 @@ export class RunnerBackend {
           ? {
               launch: {
                 argv: this.launcher.argv(slot, this.workspace.jobEnvs[slot], this.workspace.devices !== null),
-                header: this.launcher.header(),
+                header: this.launcher.header,
               },
             }
           : {}),

@@ -51,23 +51,37 @@ impl UseIndex {
     }
 
     pub fn read(&mut self, name: &str, statement: u32, frozen: bool) {
-        if frozen {
-            self.frozen_reads.insert(name.to_string());
-        }
-        self.name_reads
-            .entry(name.to_string())
-            .or_default()
-            .push(statement);
+        Self::note(
+            &mut self.name_reads,
+            &mut self.frozen_reads,
+            name,
+            statement,
+            frozen,
+        );
     }
 
     pub fn read_attr(&mut self, attr: &str, statement: u32, frozen: bool) {
+        Self::note(
+            &mut self.attr_reads,
+            &mut self.frozen_reads,
+            attr,
+            statement,
+            frozen,
+        );
+    }
+
+    /// Records a read of `name` in `reads`, and in `frozen_reads` when it is in frozen code.
+    fn note(
+        reads: &mut FastMap<String, Vec<u32>>,
+        frozen_reads: &mut FastSet<String>,
+        name: &str,
+        statement: u32,
+        frozen: bool,
+    ) {
         if frozen {
-            self.frozen_reads.insert(attr.to_string());
+            frozen_reads.insert(name.to_string());
         }
-        self.attr_reads
-            .entry(attr.to_string())
-            .or_default()
-            .push(statement);
+        reads.entry(name.to_string()).or_default().push(statement);
     }
 
     pub fn store_attr(&mut self, attr: &str) {
