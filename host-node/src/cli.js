@@ -61,7 +61,7 @@ const OPTIONS = parseArgsOptions();
  * @property {boolean} stuckDetection
  * @property {boolean} cpuAffinity
  * @property {boolean | undefined} prefork false with --no-prefork; undefined: the default
- * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean, uniformPriors: boolean, forgetHangs: boolean }} engine
+ * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean, uniformPriors: boolean, fixedGroups: boolean, forgetHangs: boolean }} engine
  * @property {boolean} quiet
  */
 
@@ -144,6 +144,7 @@ export function parseCli(argv) {
       canonicalizeEveryRound: flag('canonicalize-every-round'),
       freshPhases: flag('fresh-phases'),
       uniformPriors: flag('uniform-priors'),
+      fixedGroups: flag('fixed-groups'),
       forgetHangs: flag('no-hang-memory'),
     },
     quiet: flag('quiet'),
@@ -326,10 +327,18 @@ export async function main(argv) {
     }
     return fail(err);
   } finally {
+    // A signal that arrives while the process winds down (workers being stopped) ends it
+    // as an interrupt, not by the signal's default action.
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.on('SIGINT', exitInterrupted);
+    process.on('SIGTERM', exitInterrupted);
     if (trace !== undefined) fs.closeSync(trace);
   }
+}
+
+function exitInterrupted() {
+  process.exit(130);
 }
 
 /**
