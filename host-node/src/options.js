@@ -193,6 +193,11 @@ export const OPTION_SPECS = [
     api: 'engine.uniformPriors',
     help: 'start every site at probability 0.93, as plain PDD does (comparisons)',
   },
+  {
+    name: 'fixed-groups',
+    api: 'engine.fixedGroups',
+    help: "keep PDD's group size when candidates are accepted instead of growing it, as plain PDD does (comparisons)",
+  },
   { name: 'quiet', api: null, help: 'only errors and warnings' },
   { name: 'help', api: null, short: 'h', help: 'show the help' },
   { name: 'version', api: null, short: 'V', help: 'show the version' },

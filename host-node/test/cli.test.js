@@ -699,13 +699,20 @@ print(label, box.total(), len(data))
     const dir = fixture({ 'prog.py': TRAPS.replace(/ctypes\.string_at\(0\)/, 'pass') });
     const report = path.join(dir, 'report.json');
     const args = ['prog.py', '--err-msg', 'value check failed', '-o', 'out.py', '--timeout', '5'];
-    const switches = ['--canonicalize-every-round', '--fresh-phases', '--uniform-priors', '--no-hang-memory'];
+    const switches = [
+      '--canonicalize-every-round',
+      '--fresh-phases',
+      '--uniform-priors',
+      '--fixed-groups',
+      '--no-hang-memory',
+    ];
     const run = await runCli([...args, ...switches, '--report', report, '--quiet'], { cwd: dir });
     assert.equal(run.code, 0, run.stderr);
     const data = JSON.parse(fs.readFileSync(report, 'utf8'));
     assert.equal(data.engine.canonicalizeEveryRound, true);
     assert.equal(data.engine.freshPhases, true);
     assert.equal(data.engine.uniformPriors, true);
+    assert.equal(data.engine.fixedGroups, true);
     assert.equal(data.engine.forgetHangs, true);
     assert.equal(data.reproduced, true);
   });
@@ -723,6 +730,7 @@ print(label, box.total(), len(data))
       canonicalizeEveryRound: false,
       freshPhases: false,
       uniformPriors: false,
+      fixedGroups: false,
       forgetHangs: false,
     });
     const reference = new Set([

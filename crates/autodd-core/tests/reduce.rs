@@ -546,3 +546,54 @@ fn the_result_is_one_minimal_for_every_rewrite() {
     }
     assert!(tried >= 10, "only {tried} sites on:\n{result}");
 }
+
+/// Reduces `n` independent functions, each called once, of which one raises: accepted
+/// candidates, verdicts, and the result.
+fn independent_functions(n: usize, options: Options) -> (u64, u64, String) {
+    let mut source = String::new();
+    for i in 0..n {
+        let body = if i == n / 3 {
+            RAISE.to_string()
+        } else {
+            format!("return {i}")
+        };
+        source += &format!("def f{i}(x):\n    y = x + {i}\n    {body}\n");
+    }
+    for i in 0..n {
+        source += &format!("f{i}({i})\n");
+    }
+    let mut reducer = Reducer::new(&source, options).expect("parses");
+    let mut verdicts = 0;
+    while let Some(c) = reducer.next_candidate() {
+        verdicts += 1;
+        reducer.report(c.id, c.source.contains(RAISE));
+    }
+    assert!(reducer.is_done());
+    (
+        reducer.stats().accepted,
+        verdicts,
+        reducer.best().to_string(),
+    )
+}
+
+#[test]
+fn groups_grow_while_everything_goes() {
+    let grown = independent_functions(400, Options::default());
+    let fixed = independent_functions(
+        400,
+        Options {
+            fixed_groups: true,
+            ..Options::default()
+        },
+    );
+    assert_eq!(grown.2, fixed.2, "the same result either way");
+    assert!(grown.2.lines().count() <= 2, "{}", grown.2);
+    // Groups of fourteen take 800 / 14 ≈ 57 accepted candidates in `fast` alone.
+    assert!(fixed.0 >= 50, "fixed groups accepted {}", fixed.0);
+    assert!(
+        grown.0 * 3 <= fixed.0 && grown.1 < fixed.1,
+        "grown: {:?}, fixed: {:?}",
+        (grown.0, grown.1),
+        (fixed.0, fixed.1)
+    );
+}
