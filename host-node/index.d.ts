@@ -157,6 +157,12 @@ export interface ReducePythonOptions {
   launcher?: string;
   /** Fill `{host}` of `launcher` job by job (round-robin): `"h1,h2"` or `["h1", "h2"]`. */
   hosts?: string | readonly string[];
+  /**
+   * With `launcher`: files and folders of the program's folder (`file`'s; the current
+   * folder with `source`) that the other side gets beside the program, at the same
+   * place relative to it: its modules, its data.
+   */
+  ship?: readonly string[];
   /** Allow `jobs` above 4 times the CPUs this process may use (refused otherwise). */
   forceJobs?: boolean;
   /**

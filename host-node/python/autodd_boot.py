@@ -1,11 +1,12 @@
 """Starts a runner worker on a machine that has none of autodd's files: the host runs
 this text with `python3 -c` through the user's launcher (ssh, srun, kubectl exec, ...)
 and sends, before the worker's protocol, one header on stdin: its length in ASCII
-digits and a newline, then base64 of zlib of JSON {"files": {path: text}} (the
-variables its runs must see, the hash seed among them, `env` set before Python started).
-The files (the worker's package and the stand-ins for `autodd` and `tilelang`) go to a
-private temporary folder, removed once the worker and all it started are gone;
-candidates run there too.
+digits and a newline, then base64 of zlib of JSON {"files": {path: text}, "run": {path:
+base64}} (the variables its runs must see, the hash seed among them, `env` set before
+Python started). The files (the worker's package and the stand-ins for `autodd` and
+`tilelang`) go to a private temporary folder, removed once the worker and all it started
+are gone; candidates run in its run/ folder, which gets the "run" files (`--ship`: the
+program's modules and data, at their places relative to it).
 Stdin is read with os.read, unbuffered, so the protocol's first line stays unread."""
 import base64, json, os, shutil, sys, tempfile, zlib
 
@@ -49,6 +50,15 @@ try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
+    run = os.path.join(home, "run")
+    for name, data in header.get("run", {}).items():
+        parts = name.split("/")
+        if not all(parts) or ".." in parts:
+            sys.exit("autodd-remote-worker: refused to write %r" % name)
+        path = os.path.join(run, *parts)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
     shims = os.path.join(lib, "shims")
     # Last: an `autodd` or `tilelang` installed there wins over the stand-ins.
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), shims) if p)

@@ -44,6 +44,7 @@ const OPTIONS = parseArgsOptions();
  * @property {number} retries
  * @property {string} [gpus]
  * @property {string} [launcher]
+ * @property {string[]} [ship]
  * @property {string} [hosts]
  * @property {boolean} matchQuotedSource
  * @property {boolean} sandbox
@@ -70,7 +71,7 @@ const OPTIONS = parseArgsOptions();
  * @returns {CliArgs | 'help' | 'version'}
  */
 export function parseCli(argv) {
-  /** @type {{ values: Record<string, string | boolean | undefined>, positionals: string[] }} */
+  /** @type {{ values: Record<string, string | boolean | (string | boolean)[] | undefined>, positionals: string[] }} */
   let parsed;
   try {
     parsed = parseArgs({
@@ -88,6 +89,11 @@ export function parseCli(argv) {
   const text = (name) => {
     const value = values[name];
     return typeof value === 'string' ? value : undefined;
+  };
+  /** @param {string} name a repeatable option */
+  const list = (name) => {
+    const value = values[name];
+    return Array.isArray(value) ? value.map(String) : undefined;
   };
   /** @param {string} name a switch */
   const flag = (name) => values[name] === true;
@@ -122,6 +128,7 @@ export function parseCli(argv) {
     gpus: text('gpus'),
     launcher: text('launcher'),
     hosts: text('hosts'),
+    ship: list('ship'),
     matchQuotedSource: flag('match-quoted-source'),
     sandbox: !flag('no-sandbox'),
     forceJobs: flag('force-jobs'),
@@ -295,6 +302,7 @@ export async function main(argv) {
       gpus,
       launcher: args.launcher,
       hosts: args.hosts,
+      ship: args.ship,
       matchQuotedSource: args.matchQuotedSource,
       sandbox: args.sandbox,
       forceJobs: args.forceJobs,
@@ -437,7 +445,7 @@ async function writeReport(args, result) {
     memoryLimitMib: result.memoryLimitMib,
     prefork: result.prefork,
     gpus: result.gpus,
-    ...(args.launcher ? { launcher: args.launcher, hosts: args.hosts ?? null } : {}),
+    ...(args.launcher ? { launcher: args.launcher, hosts: args.hosts ?? null, ship: args.ship ?? [] } : {}),
     restarts: result.restarts,
     droppedJobs: result.droppedJobs,
     compiledAhead: result.compiledAhead,

@@ -100,8 +100,10 @@ export class Launcher {
    *   host goes
    * @param {readonly string[]} [options.hosts] job k's host is the k-th, round-robin
    * @param {string} options.python the interpreter on the other side
+   * @param {Record<string, string>} [options.ship] what goes beside the program there: path
+   *   relative to its folder → base64 of the contents (see `shippedRun`)
    */
-  constructor({ template, hosts = [], python }) {
+  constructor({ template, hosts = [], python, ship = {} }) {
     this.words = splitWords(template);
     if (this.words.length === 0) throw new AutoddError('usage', '--launcher must name a command');
     const wantsHost = this.words.some((w) => w.includes('{host}'));
@@ -123,7 +125,7 @@ export class Launcher {
     this.viaShell = path.basename(this.words[0]) === 'ssh';
     // Made once, not at every worker's start (nor at autodd's start without a launcher).
     this.boot = bootCode();
-    const payload = zlib.deflateSync(JSON.stringify({ files: shippedFiles() })).toString('base64');
+    const payload = zlib.deflateSync(JSON.stringify({ files: shippedFiles(), run: ship })).toString('base64');
     /** What each worker reads before the protocol: the files it needs (see python/autodd_boot.py). */
     this.header = `${payload.length}\n${payload}`;
   }
@@ -181,6 +183,67 @@ function shippedFiles() {
     for (const name of fs.readdirSync(dir)) {
       if (name.endsWith('.py')) files[`${to}/${name}`] = fs.readFileSync(path.join(dir, name), 'utf8');
     }
+  }
+  return files;
+}
+
+/** More than this in all is refused: every worker's start sends it again. */
+const SHIP_LIMIT = 256 * 1024 * 1024;
+
+/**
+ * The files `--ship` names, for the other side's copy of the program's folder: path
+ * relative to `home` (with `/`) → base64 of the contents. A folder brings everything
+ * under it but `__pycache__`. A symlink is copied as what it points to, at its own place.
+ * @param {readonly string[]} paths as the user gave them (relative to the current folder)
+ * @param {string} home the program's folder, symlinks resolved
+ * @returns {Record<string, string>}
+ */
+export function shippedRun(paths, home) {
+  /** @type {Record<string, string>} */
+  const files = {};
+  let total = 0;
+  /**
+   * @param {string} place where it is, its folder's symlinks resolved
+   * @param {string} given how the user named it, for messages
+   * @param {Set<string>} above the folders it is in, symlinks resolved (a loop ends there)
+   */
+  const add = (place, given, above) => {
+    const relative = path.relative(home, place);
+    if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+      throw new AutoddError(
+        'usage',
+        `--ship ${given} is outside the program's folder ${home}, which the other side's copy mirrors`,
+      );
+    }
+    const real = fs.realpathSync(place);
+    const stat = fs.statSync(real);
+    if (stat.isDirectory()) {
+      if (above.has(real)) return;
+      for (const name of fs.readdirSync(real).sort()) {
+        if (name !== '__pycache__')
+          add(path.join(place, name), path.join(given, name), new Set([...above, real]));
+      }
+    } else if (stat.isFile()) {
+      total += stat.size;
+      if (total > SHIP_LIMIT) {
+        throw new AutoddError(
+          'usage',
+          `--ship: more than ${SHIP_LIMIT / 1024 / 1024} MiB to send at every worker's start; ship less, or keep the files where both sides see them`,
+        );
+      }
+      files[relative.split(path.sep).join('/')] = fs.readFileSync(real).toString('base64');
+    }
+  };
+  for (const given of paths) {
+    let place;
+    try {
+      const absolute = path.resolve(given);
+      place = path.join(fs.realpathSync(path.dirname(absolute)), path.basename(absolute));
+      fs.statSync(place);
+    } catch {
+      throw new AutoddError('usage', `--ship ${given}: no such file or folder`);
+    }
+    add(place, given, new Set());
   }
   return files;
 }

@@ -7,6 +7,7 @@
  * @property {string} name the long name, without `--`
  * @property {string} [short] a one-letter alias
  * @property {string} [value] what the option takes, as `--help` shows it (none: a switch)
+ * @property {boolean} [repeatable] may be given more than once (its values make a list)
  * @property {string} help one line, in Markdown (`code` loses its backticks in `--help`)
  * @property {string | null} api the `reducePython()` option it sets (`engine.forget`: a field
  *   of `engine`), named in index.d.ts; null for what only the command has. The long help is
@@ -64,6 +65,13 @@ export const OPTION_SPECS = [
     api: 'hosts',
     value: 'LIST',
     help: "fill the launcher's `{host}` job by job, round-robin (`h1,h2`)",
+  },
+  {
+    name: 'ship',
+    api: 'ship',
+    value: 'PATH',
+    repeatable: true,
+    help: "with `--launcher`: copy this file or folder of SOURCE's folder to the other side, beside the program (repeatable)",
   },
   {
     name: 'same-error',
@@ -205,13 +213,17 @@ export const OPTION_SPECS = [
 
 /**
  * The options in the form `util.parseArgs` takes.
- * @returns {Record<string, { type: 'string' | 'boolean', short?: string }>}
+ * @returns {Record<string, { type: 'string' | 'boolean', short?: string, multiple?: boolean }>}
  */
 export function parseArgsOptions() {
   return Object.fromEntries(
     OPTION_SPECS.map((o) => [
       o.name,
-      { type: o.value ? 'string' : 'boolean', ...(o.short ? { short: o.short } : {}) },
+      {
+        type: o.value ? 'string' : 'boolean',
+        ...(o.short ? { short: o.short } : {}),
+        ...(o.repeatable ? { multiple: true } : {}),
+      },
     ]),
   );
 }

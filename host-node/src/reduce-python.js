@@ -325,6 +325,7 @@ export async function reducePython(options) {
             stdin: Boolean(workspace.stdin),
             preloaded: backendName === 'runner' && options.preload !== false,
             isolated: workspace.isolated,
+            launched: Boolean(launcher),
           });
           throw notReproduced(
             errMsg,

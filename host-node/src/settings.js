@@ -4,9 +4,10 @@
 
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { BACKENDS } from './backends/index.js';
 import { jobDevices, parseGpus } from './devices.js';
-import { Launcher } from './launcher.js';
+import { Launcher, shippedRun } from './launcher.js';
 import { AutoddError } from './errors.js';
 import { checkOutput, readSource } from './files.js';
 import { checkJobs } from './reduce.js';
@@ -104,6 +105,9 @@ export function settingsOf(options) {
 function launcherOf(options, backendName) {
   if (options.launcher === undefined) {
     if (options.hosts !== undefined) throw new AutoddError('usage', '--hosts needs --launcher');
+    if (options.ship?.length) {
+      throw new AutoddError('usage', '--ship needs --launcher: runs here find the files beside SOURCE');
+    }
     return undefined;
   }
   if (typeof options.launcher !== 'string') throw new AutoddError('usage', '--launcher must be a command');
@@ -118,7 +122,20 @@ function launcherOf(options, backendName) {
   if (!Array.isArray(hosts) || hosts.some((h) => typeof h !== 'string')) {
     throw new AutoddError('usage', 'hosts must be host names separated by commas, or a list of them');
   }
-  return new Launcher({ template: options.launcher, hosts, python: options.python ?? 'python3' });
+  const ship = options.ship ?? [];
+  if (!Array.isArray(ship) || ship.some((p) => typeof p !== 'string' || p === '')) {
+    throw new AutoddError('usage', 'ship must be a list of paths');
+  }
+  // Where the program looks for its files: its own folder (sys.path[0], and most
+  // programs open data relative to it or to the current folder, which is the same
+  // folder on the other side).
+  const home = options.file !== undefined ? path.dirname(resolved(options.file)) : process.cwd();
+  return new Launcher({
+    template: options.launcher,
+    hosts,
+    python: options.python ?? 'python3',
+    ship: shippedRun(ship, home),
+  });
 }
 
 /**
@@ -156,4 +173,17 @@ function memoryAllowance(option, jobs, errMsg) {
     );
   }
   return Math.round(option * MIB);
+}
+
+/**
+ * `file`'s absolute path with its symlinks resolved (as given if it cannot be: reading
+ * it reports that).
+ * @param {string} file
+ */
+function resolved(file) {
+  try {
+    return fs.realpathSync(path.resolve(file));
+  } catch {
+    return path.resolve(file);
+  }
 }

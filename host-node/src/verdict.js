@@ -79,7 +79,7 @@ export class Oracle {
  * source show.
  * @param {RunResult} run its last run
  * @param {string} source
- * @param {{ stdin: boolean, preloaded: boolean, isolated: boolean }} setting
+ * @param {{ stdin: boolean, preloaded: boolean, isolated: boolean, launched?: boolean }} setting
  * @returns {string[]}
  */
 export function likelyCauses(run, source, setting) {
@@ -87,6 +87,11 @@ export function likelyCauses(run, source, setting) {
   const hints = [];
   if (!setting.stdin && (/\bEOFError\b/.test(output) || /\binput\(|sys\.stdin/.test(source))) {
     hints.push('it may read its standard input, which is empty here: give one with --stdin FILE');
+  }
+  if (setting.launched && /\b(ModuleNotFoundError|FileNotFoundError)\b/.test(output)) {
+    hints.push(
+      'the other side has only the program and what --ship PATH sends: ship the modules and data it reads',
+    );
   }
   if (setting.preloaded) {
     hints.push('the runner imports its modules once, ahead: try --no-preload or --backend subproc');

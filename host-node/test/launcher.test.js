@@ -2,7 +2,7 @@
 // 127.0.0.1 with keys it makes (Debian's openssh-server; scripts/setup-launchers.sh installs it).
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -61,6 +61,8 @@ describe('--launcher: the template', () => {
     ]);
     const dir = tempDir();
     fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
+    const outside = path.join(tempDir(), 'elsewhere.py');
+    fs.writeFileSync(outside, 'pass\n');
     /** @type {[string[], RegExp][]} */
     const misuses = [
       [['--launcher', 'ssh {host}'], /--launcher has \{host\}: name the hosts with --hosts/],
@@ -71,6 +73,9 @@ describe('--launcher: the template', () => {
         /--launcher needs the runner backend/,
       ],
       [['--launcher', "ssh '{host}", '--hosts', 'a'], /unclosed ' quote/],
+      [['--ship', 'prog.py'], /--ship needs --launcher/],
+      [['--launcher', 'env', '--ship', 'nothing.py'], /--ship nothing\.py: no such file or folder/],
+      [['--launcher', 'env', '--ship', outside], /--ship .* is outside the program's folder/],
     ];
     for (const [args, message] of misuses) {
       const run = await runCli(['prog.py', '--err-msg', MSG, '-o', 'out.py', ...args], { cwd: dir });
@@ -78,6 +83,60 @@ describe('--launcher: the template', () => {
       assert.match(run.stderr, message);
       assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
     }
+  });
+
+  test('--ship: the files named are beside the program on the other side, bytes as here', async () => {
+    // `env` as the launcher starts the worker here, but in a private folder of its own,
+    // as on another machine: only what is shipped is beside the program.
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'data', '__pycache__'), { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, 'prog.py'),
+      [
+        'import json',
+        'import helpers',
+        'blob = open("data/blob.bin", "rb").read()',
+        'if blob != bytes(range(256)):',
+        '    raise SystemExit("the blob changed on the way")',
+        'rows = json.load(open("data/rows.json"))',
+        'total = 0',
+        'for row in rows:',
+        '    total += row["n"]',
+        '    helpers.check(row)',
+        'print(total)',
+        '',
+      ].join('\n'),
+    );
+    fs.writeFileSync(
+      path.join(dir, 'helpers.py'),
+      'def check(row):\n    if row["k"] != row["n"]:\n        raise ValueError(f"K shape check failed: {row}")\n',
+    );
+    fs.writeFileSync(path.join(dir, 'data', 'blob.bin'), Buffer.from([...Array(256).keys()]));
+    fs.writeFileSync(
+      path.join(dir, 'data', 'rows.json'),
+      JSON.stringify([
+        { k: 1, n: 1 },
+        { k: 2, n: 3 },
+      ]),
+    );
+    fs.writeFileSync(path.join(dir, 'data', '__pycache__', 'x.pyc'), 'not shipped');
+    const args = ['prog.py', '--err-msg', MSG, '-o', 'out.py', '--launcher', 'env'];
+    const bare = await runCli(args, { cwd: dir });
+    assert.equal(bare.code, 1, bare.stderr);
+    assert.match(bare.stderr, /No module named 'helpers'/);
+    assert.match(bare.stderr, /the other side has only the program and what --ship PATH sends/);
+    const run = await runCli([...args, '--ship', 'helpers.py', '--ship', 'data', '--report', 'r.json'], {
+      cwd: dir,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
+    assert.deepEqual(report.ship, ['helpers.py', 'data']);
+    const result = fs.readFileSync(path.join(dir, 'out.py'), 'utf8');
+    assert.match(result, /helpers\.check/);
+    assert.doesNotMatch(result, /print\(total\)/);
+    // The result fails the same way here, where the files are.
+    const here = spawnSync('python3', ['out.py'], { cwd: dir, encoding: 'utf8' });
+    assert.match(here.stderr, /ValueError: K shape check failed/);
   });
 });
 

@@ -382,7 +382,7 @@ def main(home=None):
     program = None
     if home is not None:
         run_dir = os.path.join(home, "run")
-        os.makedirs(run_dir)
+        os.makedirs(run_dir, exist_ok=True)  # it may hold the files shipped
         os.chdir(run_dir)
         program = os.path.join(run_dir, init["fileName"])
         init["scriptDir"] = run_dir
