@@ -49,8 +49,10 @@ def classes(lines: int, rng: random.Random):
            "    def area(self):", "        return self.size * self.size",
            "    def describe(self):", "        return f'{type(self).__name__} {self.area()}'", ""]
     for i in range(count):
-        out += [f"class Shape{i}(Shape):", "    def area(self):",
-                f"        value = self.size * {rng.randrange(2, 20)}"]
+        factor = rng.randrange(2, 20)
+        if i == bad:
+            factor = max(factor, 6)  # 2 * factor > 10: the bad one raises
+        out += [f"class Shape{i}(Shape):", "    def area(self):", f"        value = self.size * {factor}"]
         if i == bad:
             out += ["        if value > 10:", "            raise ArithmeticError(f'area of {type(self).__name__} is {value}')"]
         else:

@@ -631,6 +631,12 @@ impl Reducer {
         }
         self.stats.accepted += 1;
         self.phase_applied += candidate.size as u64;
+        // Its own proposal assumed it would fail: undone, or the sites left that share
+        // a key with the ones it applied (the same item text in a long list) would
+        // start the next search as if they had failed with it.
+        for &(i, p) in candidate.before.iter().rev() {
+            self.pdd.set_probability(i, p);
+        }
         let learned = (!self.forget).then(|| self.learned());
         self.best_len = candidate.source.chars().count();
         self.best = candidate.source;
