@@ -1,5 +1,5 @@
 """Runs the reference reducer (`tilelang.autodd`, extracted by bench/run) and counts
-its oracle runs.
+its oracle runs (and, in COUNT_FILE.timeouts, those stopped at the time limit).
 
     python ref_counting.py COUNT_FILE -- SOURCE --err-msg MSG -o OUT [reference options]
 
@@ -13,16 +13,25 @@ import os
 import sys
 
 
+def _write(path, value):
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        f.write(str(value))
+    os.replace(tmp, path)
+
+
 def _count_calls(cls, count_file, counter):
     original = cls.run
 
     async def run(self, code, timeout=5.0):
         counter[0] += 1
-        tmp = f"{count_file}.tmp"
-        with open(tmp, "w") as f:
-            f.write(str(counter[0]))
-        os.replace(tmp, count_file)
-        return await original(self, code, timeout)
+        _write(count_file, counter[0])
+        out, err, ok = await original(self, code, timeout)
+        # Both backends report a run stopped at the time limit this way.
+        if err.startswith("TimeoutError: Exceeded"):
+            counter[1] += 1
+            _write(f"{count_file}.timeouts", counter[1])
+        return out, err, ok
 
     cls.run = run
 
@@ -35,9 +44,9 @@ def main(argv):
     # this file as __mp_main__ and must not start a reduction.
     from tilelang import autodd
 
-    counter = [0]
-    with open(count_file, "w") as f:
-        f.write("0")
+    counter = [0, 0]  # runs, runs stopped at the time limit
+    _write(count_file, 0)
+    _write(f"{count_file}.timeouts", 0)
     _count_calls(autodd.AsyncPythonRunner, count_file, counter)
     _count_calls(autodd.SubProcRunner, count_file, counter)
     autodd.cli_main(reference_args)

@@ -49,5 +49,28 @@ def prepare(cache: Path, log=print) -> dict:
     return {"python": python, "bin": env_dir / "bin", "reference": reference}
 
 
+def prepare_tilelang(cache: Path, log=print) -> dict:
+    """A venv with the real tilelang (and the torch and triton it pulls, about 3 GB),
+    made once in cache/tilelang-venv, from the cached wheel when there is one. Never
+    made by the tests: only bench/tilelang asks for it. Returns its `python` and
+    `bin`, and `reference`: an empty folder, for PYTHONPATH (the installed tilelang,
+    not the extracted module, must be found)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    env_dir = cache / "tilelang-venv"
+    python = env_dir / "bin" / "python3"
+    if not python.exists():
+        log(f"setup: creating {env_dir}")
+        venv.EnvBuilder(with_pip=True, symlinks=True).create(env_dir)
+    probe = [python, "-c", f"import tilelang; assert tilelang.__version__ == {REFERENCE_VERSION!r}"]
+    if subprocess.run(probe, capture_output=True).returncode:
+        wheels = glob.glob(str(cache / f"tilelang-{REFERENCE_VERSION}-*.whl"))
+        what = wheels[0] if wheels else f"tilelang=={REFERENCE_VERSION}"
+        log(f"setup: installing {Path(what).name} and its dependencies into {env_dir} (about 3 GB)")
+        subprocess.run([python, "-m", "pip", "install", "-q", what], check=True)
+    empty = cache / "empty"
+    empty.mkdir(exist_ok=True)
+    return {"python": python, "bin": env_dir / "bin", "reference": empty}
+
+
 if __name__ == "__main__":
     print(prepare(Path(sys.argv[1])))

@@ -86,7 +86,8 @@ def run_tool(tool: Tool, source: Path, msg: str, workdir: Path, budget: float, t
     """Runs `tool` on `source`; past `budget` seconds its process group gets SIGTERM
     (autodd then writes its report) and, 5 s later, SIGKILL."""
     workdir.mkdir(parents=True, exist_ok=True)
-    for stale in ("out.py", "out.py.bak", "out.py.orig", "report.json", "runs.txt", "log.txt", "test.sh"):
+    for stale in ("out.py", "out.py.bak", "out.py.orig", "report.json", "runs.txt", "runs.txt.timeouts", "log.txt",
+                  "test.sh"):
         (workdir / stale).unlink(missing_ok=True)
     argv = command(tool, source, msg, workdir, timeout, paths)
     log = open(workdir / "log.txt", "wb")
@@ -133,6 +134,8 @@ def run_tool(tool: Tool, source: Path, msg: str, workdir: Path, budget: float, t
             result["stale"] = data.get("stats", {}).get("stale")
             result["cache_hits"] = data.get("stats", {}).get("cacheHits")
             result["steps"] = [[round(step["elapsedMs"]), step["bytes"]] for step in data.get("steps", [])]
+            outcomes = data.get("outcomes", {})
+            result["timeouts"] = outcomes.get("timeout", 0) + outcomes.get("stuck", 0)
     elif tool.family == "peer":
         # One byte per call of the interestingness test (interesting.py).
         runs = workdir / "runs.txt"
@@ -141,6 +144,9 @@ def run_tool(tool: Tool, source: Path, msg: str, workdir: Path, budget: float, t
         runs = workdir / "runs.txt"
         if runs.exists() and runs.read_text().strip():
             result["runs"] = int(runs.read_text())
+        timeouts = workdir / "runs.txt.timeouts"
+        if timeouts.exists() and timeouts.read_text().strip():
+            result["timeouts"] = int(timeouts.read_text())
     result["crashed"] = not over_budget and proc.returncode != 0 and (peer_failed or not out.exists())
     if not out.exists() or proc.returncode not in (0, 130, -signal.SIGTERM, -signal.SIGKILL):
         result["log_tail"] = (workdir / "log.txt").read_text(errors="replace")[-1500:]
