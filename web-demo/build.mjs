@@ -19,6 +19,13 @@ const outFlag = process.argv.indexOf('--out');
 const out = path.resolve(outFlag !== -1 ? process.argv[outFlag + 1] : path.join(here, 'dist'));
 
 const PKG_FILES = ['autodd_wasm.js', 'autodd_wasm_bg.wasm'];
+const PYODIDE_FILES = [
+  'pyodide.mjs',
+  'pyodide.asm.mjs',
+  'pyodide.asm.wasm',
+  'python_stdlib.zip',
+  'pyodide-lock.json',
+];
 
 for (const file of PKG_FILES) {
   try {
@@ -35,7 +42,11 @@ await mkdir(path.join(out, 'src'), { recursive: true });
 // The page loads src/main.js, which starts src/worker.js; both find the engine at
 // `new URL('autodd_wasm_bg.wasm', import.meta.url)`, that is beside them.
 await build({
-  entryPoints: [path.join(here, 'src', 'main.js'), path.join(here, 'src', 'worker.js')],
+  entryPoints: [
+    path.join(here, 'src', 'main.js'),
+    path.join(here, 'src', 'worker.js'),
+    path.join(here, 'src', 'python.js'),
+  ],
   outdir: path.join(out, 'src'),
   bundle: true,
   format: 'esm',
@@ -48,6 +59,22 @@ await cp(path.join(here, 'pkg', 'autodd_wasm_bg.wasm'), path.join(out, 'src', 'a
 await cp(path.join(here, 'src', 'style.css'), path.join(out, 'src', 'style.css'));
 await cp(path.join(here, 'index.html'), path.join(out, 'index.html'));
 await cp(path.join(here, 'examples'), path.join(out, 'examples'), { recursive: true });
+// Python in the browser: Pyodide's runtime (the npm package's files the page loads, all
+// from this origin) and the runner's output scan, which python.js loads beside it.
+await mkdir(path.join(out, 'pyodide'), { recursive: true });
+for (const file of PYODIDE_FILES) {
+  await cp(path.join(here, 'node_modules', 'pyodide', file), path.join(out, 'pyodide', file));
+}
+await mkdir(path.join(out, 'autodd_runner'), { recursive: true });
+await cp(
+  path.join(repoRoot, 'host-node', 'python', 'autodd_runner', 'scan.py'),
+  path.join(out, 'autodd_runner', 'scan.py'),
+);
+await mkdir(path.join(out, 'freeze', 'autodd'), { recursive: true });
+await cp(
+  path.join(repoRoot, 'host-node', 'python', 'freeze', 'autodd', '__init__.py'),
+  path.join(out, 'freeze', 'autodd', '__init__.py'),
+);
 await mkdir(path.join(out, 'examples', 'autodd'), { recursive: true });
 await cp(
   path.join(repoRoot, 'examples', 'autodd', 'tile_kernel_bug.py'),

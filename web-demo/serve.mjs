@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // A small static server for the demo, with no dependencies: serves web-demo/ (or a
-// built dist/ with --dir) on localhost, plus the repository's example programs under
-// /examples/autodd/, so the page loads them from their one true copy.
+// built dist/ with --dir) on localhost, plus, when serving the sources, the
+// repository's example programs under /examples/autodd/, Pyodide's runtime under
+// /pyodide/ and the runner's output scan under /autodd_runner/, so the page loads them
+// from their one true copy. The page is cross-origin isolated (COOP and COEP), so
+// Python in the browser can interrupt a candidate that hangs.
 //
 //   node web-demo/serve.mjs [--port 8080] [--host 127.0.0.1] [--dir web-demo/dist]
 //
@@ -29,6 +32,7 @@ const MIME = {
   '.ts': 'text/plain; charset=utf-8',
   '.txt': 'text/plain; charset=utf-8',
   '.md': 'text/plain; charset=utf-8',
+  '.zip': 'application/zip',
 };
 
 // The page's own policy, also sent as a header: nothing may come from another host.
@@ -54,7 +58,15 @@ export async function startServer(options = {}) {
   const dir = path.resolve(options.dir ?? here);
   // Served from the repository only when serving the sources: a dist/ has its copies.
   /** @type {Array<[string, string]>} */
-  const mounts = dir === here ? [['/examples/autodd/', path.join(repoRoot, 'examples', 'autodd')]] : [];
+  const mounts =
+    dir === here
+      ? [
+          ['/examples/autodd/', path.join(repoRoot, 'examples', 'autodd')],
+          ['/pyodide/', path.join(here, 'node_modules', 'pyodide')],
+          ['/autodd_runner/', path.join(repoRoot, 'host-node', 'python', 'autodd_runner')],
+          ['/freeze/', path.join(repoRoot, 'host-node', 'python', 'freeze')],
+        ]
+      : [];
 
   const server = createServer(async (req, res) => {
     const fail = (/** @type {number} */ status, /** @type {string} */ text) => {
@@ -81,6 +93,8 @@ export async function startServer(options = {}) {
         'cache-control': 'no-cache',
         'x-content-type-options': 'nosniff',
         'content-security-policy': CSP,
+        'cross-origin-opener-policy': 'same-origin',
+        'cross-origin-embedder-policy': 'require-corp',
       });
       if (req.method === 'HEAD') return res.end();
       createReadStream(file).pipe(res);

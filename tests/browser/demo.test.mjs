@@ -7,7 +7,8 @@
 // Screenshots go to tests/artifacts/ (not committed).
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -77,6 +78,10 @@ before(async () => {
   });
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  // Python in the browser is the default; the tests before the Python ones use the
+  // mocked oracle, which is instant.
+  assert.equal(await page.inputValue('#oracle-mode'), 'python');
+  await page.selectOption('#oracle-mode', 'mocked');
 });
 
 after(async () => {
@@ -286,6 +291,127 @@ test('a broken or unsatisfied oracle is reported, and a fixed one runs', async (
   const best = await bestText();
   assert.ok(best.includes("'Square' object"), best);
   assert.ok(best.split('\n').length <= 3, best);
+});
+
+/**
+ * Runs `source` with this machine's python3: its stdout and stderr together.
+ * @param {string} source
+ */
+function python3(source) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'autodd-page-result-'));
+  try {
+    writeFileSync(path.join(dir, 'result.py'), source);
+    // As the CLI's final check runs it: with its stand-in for `autodd` (freeze markers).
+    const env = { ...process.env, PYTHONPATH: path.join(root, 'host-node', 'python', 'freeze') };
+    const run = spawnSync('python3', ['result.py'], { cwd: dir, encoding: 'utf8', timeout: 30_000, env });
+    return `${run.stdout}${run.stderr}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Reduces the program in the editor with Python in the browser, to the end, and checks
+ * the result with python3: MSG on the line that ends its traceback.
+ * @param {number} timeout
+ */
+async function reduceWithPython(timeout) {
+  await page.selectOption('#oracle-mode', 'python');
+  await page.locator('#speed').fill('4');
+  await page.click('#play');
+  await page.waitForSelector('#panel-reduce[data-state="done"]', { timeout });
+  await page.waitForSelector('#copy-result:not([disabled])', { timeout: 30_000 });
+  const best = await bestText();
+  const needle = await page.inputValue('#needle');
+  const output = python3(`${best}\n`);
+  const last = output.trimEnd().split('\n').at(-1) ?? '';
+  assert.ok(last.includes(needle), `python3 on the page's result ends with:\n${output}\nresult:\n${best}`);
+  assert.ok(((await page.textContent('#result-output')) ?? '').includes(needle));
+  return best;
+}
+
+test('Python in the browser: each example reduces in the page, and python3 confirms the result', async () => {
+  await page.click('#tab-reduce');
+  for (const example of ['tile-kernel', 'parser', 'shapes', 'frozen']) {
+    await page.selectOption('#example', example);
+    await page.waitForFunction((id) => document.querySelector('#needle')?.value !== '' && id, example);
+    const original = await page.inputValue('#source');
+    const started = Date.now();
+    const best = await reduceWithPython(240_000);
+    const status = (await page.textContent('#run-status')) ?? '';
+    assert.match(status, /^Done: \d+ → \d+ lines/);
+    assert.ok(best.length < original.length / 2, `${example}: ${best.length} of ${original.length} bytes`);
+    console.log(
+      `# ${example}: ${((Date.now() - started) / 1000).toFixed(1)} s with Python in the page: ${status}`,
+    );
+  }
+  assert.match((await page.textContent('#python-info')) ?? '', /^Python 3\.\d+\.\d+ \(Pyodide [\d.]+\)/);
+  assert.match((await page.textContent('#original-output')) ?? '', /AssertionError: total 5\.1 != 5\.12/);
+  await screenshot('python-desktop');
+});
+
+test('Python in the browser: a candidate that loops forever is stopped and the reduction ends', async () => {
+  // Removing `i += 1` makes a candidate spin: it must hit the time limit, count as not
+  // failing, and leave the search to go on.
+  await page.fill(
+    '#source',
+    [
+      'def check(values):',
+      '    i = 0',
+      '    while i < len(values):',
+      '        if values[i] < 0:',
+      '            raise ValueError(f"negative value {values[i]} at {i}")',
+      '        i += 1',
+      '',
+      'check([3, 1, 4, 1, 5, -9, 2, 6])',
+      'print("all good")',
+      '',
+    ].join('\n'),
+  );
+  await page.fill('#needle', 'negative value -9 at 5');
+  const best = await reduceWithPython(120_000);
+  assert.ok((await page.locator('#log tr', { hasText: 'timed out' }).count()) >= 1, 'a candidate timed out');
+  assert.match(best, /i \+= 1/);
+});
+
+test('Python in the browser: every run gets a fresh __main__, builtins and modules', async () => {
+  // Each run counts itself in builtins and in a module of its own; were either left
+  // from the run before, a candidate would fail "in run 2" and nothing would reduce.
+  await page.fill(
+    '#source',
+    [
+      'import builtins, sys, types',
+      'count = getattr(builtins, "runs_seen", 0) + 1',
+      'builtins.runs_seen = count',
+      'marker = sys.modules.setdefault("run_marker", types.ModuleType("run_marker"))',
+      'marker.count = getattr(marker, "count", 0) + 1',
+      'unused = [n * n for n in range(10)]',
+      'print("squares", unused)',
+      'raise ValueError(f"failed in run {count} and {marker.count}")',
+      '',
+    ].join('\n'),
+  );
+  await page.fill('#needle', 'failed in run 1 and 1');
+  await reduceWithPython(120_000);
+  assert.ok((await page.locator('#log tr.accepted').count()) >= 1, 'candidates were accepted');
+});
+
+test('Python in the browser: an empty message, and a program Pyodide cannot import, are refused', async () => {
+  await page.selectOption('#oracle-mode', 'python');
+  await page.fill('#source', 'import numpy_but_missing\nraise ValueError("boom")\n');
+  await page.fill('#needle', '');
+  await page.locator('#oracle-status.error', { hasText: 'Give the text the failure prints' }).waitFor();
+  await page.click('#play');
+  await page.waitForSelector('#panel-reduce[data-state="failed"]');
+  assert.match((await page.textContent('#run-status')) ?? '', /failure message is empty/);
+  await page.fill('#needle', 'boom');
+  await page.click('#play');
+  await page.waitForSelector('#panel-reduce[data-state="failed"]', { timeout: 60_000 });
+  assert.match(
+    (await page.textContent('#run-status')) ?? '',
+    /imports numpy_but_missing, which Pyodide cannot provide here: use the mocked oracle/,
+  );
+  await page.selectOption('#oracle-mode', 'mocked');
 });
 
 test('no request left localhost, and the page logged no error', () => {

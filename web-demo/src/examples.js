@@ -1,5 +1,6 @@
-// The bundled examples: where each program is served from and the mocked oracle
-// that stands in for "python3 still fails this way". Predicates are function bodies
+// The bundled examples: where each program is served from, the message it fails with
+// (for Python in the browser) and the mocked oracle that stands in for "python3 still
+// fails this way". Predicates are function bodies
 // over `source` (see oracle.js); they read the text with regexes, written to hold on
 // both the original spelling and autodd's normalized printing (quotes, spacing).
 
@@ -9,6 +10,7 @@
  * @property {string} title
  * @property {string} url relative to the page
  * @property {string} failure what the real program prints when run with python3
+ * @property {string} needle the failure message, for Python in the browser
  * @property {string} predicate body of `function (source) { … }`
  */
 
@@ -31,6 +33,7 @@ export const EXAMPLES = [
     title: 'Tile kernel: T.gemm shape bug (examples/autodd)',
     url: 'examples/autodd/tile_kernel_bug.py',
     failure: 'DSLError: T.gemm K shape check failed: 32 != 128',
+    needle: 'T.gemm K shape check failed',
     predicate: `// Mocked: stands for "python3 fails with: T.gemm K shape check failed".
 // Still failing while there is a T.gemm(a, b, …, transpose_B=True) call whose
 // operands come from T.alloc_shared((block_M, block_K), …) and
@@ -51,6 +54,7 @@ return false;`,
     title: 'Parser: right-associative minus',
     url: 'examples/parser_bug.py',
     failure: 'AssertionError: 10 - 4 - 3: expected 3, got 9',
+    needle: 'expected 3, got 9',
     predicate: `// Mocked: stands for "python3 fails with: 10 - 4 - 3: expected 3, got 9".
 // Still failing while parse_expr calls itself for the right operand of "-"
 // and a case with two minus signs is still parsed.
@@ -65,6 +69,7 @@ return /self\\.parse_expr\\(\\)/.test(parseExpr) &&
     title: 'Class hierarchy: missing super().__init__',
     url: 'examples/shapes_bug.py',
     failure: "AttributeError: 'Square' object has no attribute 'width'",
+    needle: "object has no attribute 'width'",
     predicate: `// Mocked: stands for "python3 fails with: 'Square' object has no attribute 'width'".
 // Still failing while Square(Rect) never calls Rect's __init__, Rect's area reads
 // self.width, and a Square is still made and asked for its area.
@@ -80,6 +85,7 @@ return square !== '' && !/super\\(|Rect\\.__init__\\(/.test(square) &&
     title: 'Frozen setup, non-ASCII text: rounding bug',
     url: 'examples/frozen_unicode_bug.py',
     failure: 'AssertionError: total 5.1 != 5.12',
+    needle: 'total 5.1 != 5.12',
     predicate: `// Mocked: stands for "python3 fails with: AssertionError: total … != …".
 // Still failing while total() rounds inside the sum and is still checked.
 ${BLOCK_HELPER}

@@ -31,6 +31,10 @@ const els = {
   simpleForm: /** @type {HTMLFormElement} */ (byId('simple-form')),
   contains: /** @type {HTMLInputElement} */ (byId('contains')),
   oracleStatus: byId('oracle-status'),
+  mode: /** @type {HTMLSelectElement} */ (byId('oracle-mode')),
+  needle: /** @type {HTMLInputElement} */ (byId('needle')),
+  pythonOracle: byId('python-oracle'),
+  mockedOracle: byId('mocked-oracle'),
 };
 
 // Editing is debounced: normalizing and listing sites of a large program on every
@@ -65,8 +69,19 @@ const reduction = createReduction(
     best: byId('best'),
     bestCaption: byId('best-caption'),
     log: byId('log'),
+    pythonInfo: byId('python-info'),
+    outputs: byId('outputs'),
+    originalOutput: byId('original-output'),
+    resultOutput: byId('result-output'),
+    copyResult: /** @type {HTMLButtonElement} */ (byId('copy-result')),
   },
-  () => ({ source: editor.text(), predicate: els.predicate.value }),
+  () => ({
+    source: editor.text(),
+    oracle:
+      els.mode.value === 'python'
+        ? { mode: 'python', needle: els.needle.value }
+        : { mode: 'mocked', predicate: els.predicate.value },
+  }),
 );
 
 const playground = createPlayground(engine, {
@@ -118,8 +133,20 @@ function updateProgram() {
 
 // --- Oracle ------------------------------------------------------------------------
 
-/** Compiles the predicate and says what it answers for the current program. */
+/** Shows the oracle of the chosen mode; compiles the predicate and says what it answers. */
 function updateOracle() {
+  const python = els.mode.value === 'python';
+  els.pythonOracle.hidden = !python;
+  els.mockedOracle.hidden = python;
+  if (python) {
+    const empty = els.needle.value === '';
+    setStatus(
+      els.oracleStatus,
+      [empty ? 'Give the text the failure prints.' : 'Each candidate runs under Python in this page.'],
+      empty,
+    );
+    return;
+  }
   const body = els.predicate.value;
   const text = containsTextOf(body);
   if (text !== null && document.activeElement !== els.contains) els.contains.value = text;
@@ -146,6 +173,14 @@ function updateOracle() {
   }
 }
 
+els.mode.addEventListener('change', () => {
+  reduction.invalidate();
+  updateOracle();
+});
+els.needle.addEventListener('input', () => {
+  reduction.invalidate();
+  updateOracle();
+});
 els.predicate.addEventListener('input', () => {
   reduction.invalidate();
   debounce('oracle', updateOracle);
@@ -180,6 +215,7 @@ async function loadExample(id) {
   }
   els.failure.textContent = `With python3 it fails with: ${ex.failure}`;
   els.predicate.value = ex.predicate;
+  els.needle.value = ex.needle;
   els.contains.value = '';
   updateProgram();
 }

@@ -28,6 +28,16 @@ import { h, renderChart, renderDiff } from './view.js';
  * @property {HTMLElement} best
  * @property {HTMLElement} bestCaption
  * @property {HTMLElement} log
+ * @property {HTMLElement} pythonInfo which Python ran the candidates
+ * @property {HTMLElement} outputs the original's and the result's output (Python in the browser)
+ * @property {HTMLElement} originalOutput
+ * @property {HTMLElement} resultOutput
+ * @property {HTMLButtonElement} copyResult
+ */
+
+/**
+ * @typedef {{ mode: 'python', needle: string } | { mode: 'mocked', predicate: string }} OracleInput
+ * @typedef {{ stdoutTail: string, stderrTail: string, exitCode: number, timedOut: boolean }} RunOutput
  */
 
 // Delay between candidates at each notch of the speed slider; 0 runs flat out.
@@ -45,7 +55,7 @@ const MARGINS = { top: 12, right: 44, bottom: 36, left: 48 };
 
 /**
  * @param {Elements} els
- * @param {() => { source: string, predicate: string }} inputs the program and oracle to reduce
+ * @param {() => { source: string, oracle: OracleInput }} inputs the program and oracle to reduce
  */
 export function createReduction(els, inputs) {
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
@@ -72,6 +82,19 @@ export function createReduction(els, inputs) {
   let drawQueued = false;
   /** @type {string[]} */
   let notes = [];
+  /** The message Python in the browser looks for in this run ('' with the mocked oracle). */
+  let needle = '';
+  els.copyResult.addEventListener('click', () => {
+    const command = [
+      '',
+      '# Found by autodd in the browser (Python in the browser). To confirm it with your own Python:',
+      `#   python3 result.py    # should print: ${needle}`,
+      '# and to reduce the original with the command-line tool:',
+      `#   autodd program.py --err-msg ${shellQuote(needle)} -o result.py`,
+      '',
+    ].join('\n');
+    navigator.clipboard?.writeText(best.replace(/\n*$/, '\n') + command).catch(() => {});
+  });
 
   worker.onmessage = (event) => onMessage(event.data);
   worker.onerror = (e) => fail(`The worker failed: ${e.message}`);
@@ -99,7 +122,8 @@ export function createReduction(els, inputs) {
 
   /** @param {boolean} play */
   function restart(play) {
-    const { source, predicate } = inputs();
+    const { source, oracle } = inputs();
+    needle = oracle.mode === 'python' ? oracle.needle : '';
     run++;
     stale = false;
     resetView();
@@ -107,7 +131,7 @@ export function createReduction(els, inputs) {
     setStatus('Starting…');
     const thisRun = run;
     whenReady(() => {
-      worker.postMessage({ type: 'start', run: thisRun, source, predicate });
+      worker.postMessage({ type: 'start', run: thisRun, source, oracle });
       if (play) {
         worker.postMessage({ type: 'play' });
         setState('playing');
@@ -148,9 +172,20 @@ export function createReduction(els, inputs) {
       if (state === 'idle') setStatus('Ready. Press Play (Space) to reduce, or Step (N) for one candidate.');
       return;
     }
+    if (msg.type === 'python') {
+      els.pythonInfo.textContent = `Python ${msg.python} (Pyodide ${msg.pyodide}) runs the candidates, in this page.`;
+      els.pythonInfo.dataset.python = msg.python;
+      return;
+    }
     if (msg.run !== run) return; // from a run that was replaced
     switch (msg.type) {
+      case 'result':
+        showOutput(els.resultOutput, msg.result);
+        els.copyResult.disabled = false;
+        break;
       case 'started':
+        els.outputs.hidden = !msg.original;
+        if (msg.original) showOutput(els.originalOutput, msg.original);
         best = msg.best;
         before = msg.best;
         stats = msg.stats;
@@ -169,6 +204,10 @@ export function createReduction(els, inputs) {
           notes.push(`Oracle: ${msg.message}`);
           queueDraw();
         } else {
+          if (msg.original) {
+            els.outputs.hidden = false;
+            showOutput(els.originalOutput, msg.original);
+          }
           const where =
             msg.where === 'program' && msg.line ? ` (line ${msg.line}, column ${msg.column})` : '';
           fail(`${msg.where === 'oracle' ? 'Oracle' : 'Program'}: ${msg.message}${where}`);
@@ -224,7 +263,7 @@ export function createReduction(els, inputs) {
       h('td', {}, [String(ev.n)]),
       h('td', {}, [ev.phase]),
       h('td', { class: 'rw' }, [rewrites || '—']),
-      h('td', { class: 'verdict' }, [ev.accepted ? '✓ kept' : '✗ rejected']),
+      h('td', { class: 'verdict' }, [ev.accepted ? '✓ kept' : ev.timedOut ? '⏱ timed out' : '✗ rejected']),
       h('td', { class: 'num' }, [`${ev.bytes} B · ${ev.lines} L`]),
     ]);
   }
@@ -294,6 +333,10 @@ export function createReduction(els, inputs) {
     notes = [];
     els.log.replaceChildren();
     els.best.replaceChildren();
+    els.outputs.hidden = true;
+    els.originalOutput.textContent = '';
+    els.resultOutput.textContent = '';
+    els.copyResult.disabled = true;
     els.bestCaption.textContent = 'Shown here once a reduction starts.';
     draw();
   }
@@ -360,4 +403,25 @@ export function createReduction(els, inputs) {
     /** The current best program. */
     best: () => best,
   };
+}
+
+/**
+ * Shows what a run printed.
+ * @param {HTMLElement} el
+ * @param {RunOutput} output
+ */
+function showOutput(el, output) {
+  const parts = [];
+  if (output.stdoutTail) parts.push(output.stdoutTail.replace(/\n*$/, '\n'));
+  if (output.stderrTail) parts.push(output.stderrTail.replace(/\n*$/, '\n'));
+  const end = output.timedOut ? '(stopped at its time limit)' : `(exit status ${output.exitCode})`;
+  el.textContent = `${parts.join('')}${end}`;
+}
+
+/**
+ * `word` quoted for a POSIX shell.
+ * @param {string} word
+ */
+function shellQuote(word) {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

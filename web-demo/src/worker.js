@@ -1,14 +1,19 @@
 // The reduction, off the page's thread: this worker loads the same wasm engine as
-// every other host and drives the same scheduler as the Node host (fill → mocked
-// oracle → finished), one candidate at a time, posting progress in batches so the
-// page stays responsive at any speed.
+// every other host and drives the same scheduler as the Node host (fill → oracle →
+// finished), one candidate at a time, posting progress in batches so the page stays
+// responsive at any speed. The oracle is the mocked predicate, or Python in the
+// browser: Pyodide in a worker of its own (pyoracle.js), with MSG matched in each
+// candidate's output by the CLI's rules.
 //
-// Messages in:  start { run, source, predicate } · play · pause · step · speed { delay } · stop
-// Messages out: ready · started { run, stats, warnings, best } · progress { run, events, stats, done, best? }
+// Messages in:  start { run, source, oracle: { mode: 'mocked', predicate } | { mode: 'python', needle } }
+//               · play · pause · step · speed { delay } · stop
+// Messages out: ready · python { pyodide, python } · started { run, stats, warnings, best, original? }
+//               · progress { run, events, stats, done, best?, result? }
 //               · error { run, where: 'program' | 'oracle' | 'engine', message, code?, line?, column? }
 
 import init, { Reducer, Scheduler } from '../pkg/autodd_wasm.js';
 import { compilePredicate } from './oracle.js';
+import { PythonOracle } from './pyoracle.js';
 
 /**
  * @typedef {import('../pkg/autodd_wasm.js').Candidate} Candidate
@@ -25,17 +30,30 @@ import { compilePredicate } from './oracle.js';
  * @property {number} bestBytes
  * @property {number} bestLines
  * @property {string} [source] the candidate, when it was accepted (the new best)
+ * @property {boolean} [timedOut] Python in the browser stopped it at its time limit
  */
 
 // At full speed, how long one batch may run before the worker posts it and looks at
 // its inbox (so "pause" is heard within a frame or two).
 const SLICE_MS = 30;
+/** Python in the browser: how long the original may run, and the least a candidate gets. */
+const ORIGINAL_LIMIT_MS = 30_000;
+const MIN_LIMIT_MS = 1000;
 const encoder = new TextEncoder();
 
 /** @type {Scheduler | null} */
 let reducer = null;
 /** @type {((source: string) => boolean) | null} */
 let predicate = null;
+/** Python in the browser, started on first use and kept for later runs. */
+const python = new PythonOracle();
+/** @type {{ needle: string, limitMs: number, matchQuoted: boolean } | null} the Python oracle of this run */
+let pythonRun = null;
+/** A batch of Python runs is under way (they are awaited one by one). */
+let busy = false;
+/** Python is loading and the original running: Play and Step wait for it. */
+let preparing = false;
+let stepWhenReady = false;
 let run = 0;
 let tried = 0;
 let running = false;
@@ -54,7 +72,8 @@ self.onmessage = async (event) => {
   const msg = event.data;
   switch (msg.type) {
     case 'start':
-      start(msg.run, msg.source, msg.predicate);
+      if (msg.oracle?.mode === 'python') await startPython(msg.run, msg.source, msg.oracle.needle);
+      else start(msg.run, msg.source, msg.oracle?.predicate ?? msg.predicate);
       break;
     case 'play':
       if (reducer && !running) {
@@ -67,7 +86,10 @@ self.onmessage = async (event) => {
       break;
     case 'step':
       halt();
-      if (reducer) flush(runFor(1, Infinity));
+      if (preparing) stepWhenReady = true;
+      else if (reducer && pythonRun) {
+        if (!busy) flush(await runPython(1, Infinity));
+      } else if (reducer) flush(runFor(1, Infinity));
       break;
     case 'speed':
       delay = Math.max(0, Number(msg.delay) || 0);
@@ -87,6 +109,8 @@ self.onmessage = async (event) => {
 function start(newRun, source, body) {
   halt();
   free();
+  pythonRun = null;
+  preparing = false;
   run = newRun;
   tried = 0;
   oracleErrors = 0;
@@ -130,14 +154,176 @@ function start(newRun, source, body) {
   post({ type: 'started', run, stats: reducer.stats(), warnings, best: reducer.best() });
 }
 
+/**
+ * Starts a run whose oracle is Python in the browser: the original must show `needle`
+ * under Pyodide, as under python3 for the CLI.
+ * @param {number} newRun
+ * @param {string} source
+ * @param {string} needle
+ */
+async function startPython(newRun, source, needle) {
+  halt();
+  free();
+  pythonRun = null;
+  run = newRun;
+  tried = 0;
+  if (typeof needle !== 'string' || needle === '') {
+    post({
+      type: 'error',
+      run,
+      where: 'oracle',
+      message: 'the failure message is empty: give text the failure prints',
+    });
+    return;
+  }
+  /** @type {string[]} */
+  let warnings;
+  try {
+    const parsed = new Reducer(source);
+    warnings = parsed.warnings();
+    reducer = new Scheduler(parsed, { jobs: 1 });
+    parsed.free();
+  } catch (e) {
+    post({ type: 'error', run, where: 'program', ...engineError(e) });
+    return;
+  }
+  const mine = run;
+  let original;
+  preparing = true;
+  stepWhenReady = false;
+  try {
+    await python.start();
+    post({ type: 'python', ...python.versions });
+    original = await python.run(reducer.best(), needle, ORIGINAL_LIMIT_MS);
+  } catch (e) {
+    if (run === mine) {
+      post({ type: 'error', run, where: 'oracle', message: message(e) });
+      running = false;
+    }
+    return;
+  } finally {
+    if (run === mine) preparing = false;
+  }
+  if (run !== mine || !reducer) return;
+  const missing = /ModuleNotFoundError: No module named '([^']+)'/.exec(original.stderrTail);
+  if (!original.foundAnywhere) {
+    running = false;
+    const why = original.timedOut
+      ? `it ran past ${ORIGINAL_LIMIT_MS / 1000} s`
+      : missing
+        ? `it imports ${missing[1]}, which Pyodide cannot provide here: use the mocked oracle`
+        : `${JSON.stringify(needle)} is not in its output`;
+    post({
+      type: 'error',
+      run,
+      where: 'oracle',
+      message: `the original program does not fail that way in the browser: ${why}`,
+      original,
+    });
+    free();
+    return;
+  }
+  // As the CLI does: MSG only in source lines that a traceback quotes counts then.
+  const matchQuoted = !original.found;
+  if (matchQuoted) {
+    warnings = [
+      ...warnings,
+      `${JSON.stringify(needle)} is only in source lines Python quotes in the original's output; quoted lines count for this run`,
+    ];
+  }
+  pythonRun = { needle, limitMs: Math.max(MIN_LIMIT_MS, 10 * original.ms + 200), matchQuoted };
+  post({ type: 'started', run, stats: reducer.stats(), warnings, best: reducer.best(), original });
+  // Play or Step arrived while Python loaded.
+  if (running) schedule(0);
+  else if (stepWhenReady) flush(await runPython(1, Infinity));
+}
+
 /** Runs one batch, posts it, and schedules the next while playing. */
-function tick() {
+async function tick() {
   timer = null;
-  if (!running || !reducer) return;
-  const batch = delay === 0 ? runFor(Infinity, SLICE_MS) : runFor(1, Infinity);
+  if (!running || !reducer || busy || preparing) return;
+  const mine = run;
+  const batch = pythonRun
+    ? await runPython(delay === 0 ? Infinity : 1, delay === 0 ? SLICE_MS : Infinity)
+    : delay === 0
+      ? runFor(Infinity, SLICE_MS)
+      : runFor(1, Infinity);
+  if (run !== mine) return;
   flush(batch);
-  if (batch.done) running = false;
-  else schedule(delay);
+  if (batch.done) {
+    running = false;
+    if (pythonRun && reducer) {
+      // What the result prints, for the page to show beside the original's.
+      const result = await python.run(reducer.best(), pythonRun.needle, pythonRun.limitMs);
+      if (run === mine) post({ type: 'result', run, result });
+    }
+  } else schedule(delay);
+}
+
+/**
+ * runFor with Python as the oracle: each candidate awaits its run.
+ * @param {number} count
+ * @param {number} ms
+ * @returns {Promise<{ events: CandidateEvent[], done: boolean }>}
+ */
+async function runPython(count, ms) {
+  busy = true;
+  try {
+    /** @type {CandidateEvent[]} */
+    const events = [];
+    const r = /** @type {Scheduler} */ (reducer);
+    const oracle = /** @type {NonNullable<typeof pythonRun>} */ (pythonRun);
+    const mine = run;
+    const until = performance.now() + ms;
+    while (events.length < count && performance.now() < until) {
+      const action = r.fill().find((a) => a.kind === 'run');
+      if (!action) break;
+      const { candidate } = action;
+      const result = await python.run(candidate.source, oracle.needle, oracle.limitMs);
+      // Stopped or restarted meanwhile: this scheduler is gone.
+      if (run !== mine || reducer !== r) return { events: [], done: false };
+      const fails = oracle.matchQuoted ? result.foundAnywhere : result.found;
+      events.push(...report(r, candidate, fails ? 'interesting' : 'uninteresting', result.timedOut));
+      if (!running && count === Infinity) break;
+    }
+    return { events, done: r.isDone() || (events.length === 0 && count > 0) };
+  } finally {
+    busy = false;
+  }
+}
+
+/**
+ * Reports a verdict and turns what the scheduler answers into log events.
+ * @param {Scheduler} r
+ * @param {Candidate} candidate
+ * @param {'interesting' | 'uninteresting'} verdict
+ * @param {boolean} [timedOut]
+ * @returns {CandidateEvent[]}
+ */
+function report(r, candidate, verdict, timedOut = false) {
+  /** @type {CandidateEvent[]} */
+  const events = [];
+  for (const action of r.finished(candidate.id, verdict)) {
+    if (action.kind !== 'report') continue;
+    tried++;
+    const accepted = action.accepted !== undefined;
+    const stats = r.stats();
+    events.push({
+      n: tried,
+      id: candidate.id,
+      phase: candidate.phase,
+      rewrites: candidate.rewrites,
+      sites: candidate.sites,
+      accepted,
+      ...(timedOut ? { timedOut } : {}),
+      bytes: encoder.encode(candidate.source).length,
+      lines: countLines(candidate.source),
+      bestBytes: stats.bestBytes,
+      bestLines: stats.bestLines,
+      ...(accepted ? { source: candidate.source } : {}),
+    });
+  }
+  return events;
 }
 
 /**
@@ -156,26 +342,7 @@ function runFor(count, ms) {
     const run = r.fill().find((action) => action.kind === 'run');
     if (!run) break;
     const { candidate } = run;
-    const verdict = judge(candidate) ? 'interesting' : 'uninteresting';
-    for (const action of r.finished(candidate.id, verdict)) {
-      if (action.kind !== 'report') continue;
-      tried++;
-      const accepted = action.accepted !== undefined;
-      const stats = r.stats();
-      events.push({
-        n: tried,
-        id: candidate.id,
-        phase: candidate.phase,
-        rewrites: candidate.rewrites,
-        sites: candidate.sites,
-        accepted,
-        bytes: encoder.encode(candidate.source).length,
-        lines: countLines(candidate.source),
-        bestBytes: stats.bestBytes,
-        bestLines: stats.bestLines,
-        ...(accepted ? { source: candidate.source } : {}),
-      });
-    }
+    events.push(...report(r, candidate, judge(candidate) ? 'interesting' : 'uninteresting'));
   }
   return { events, done: r.isDone() || (events.length === 0 && count > 0) };
 }
