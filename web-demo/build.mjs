@@ -46,6 +46,7 @@ await build({
     path.join(here, 'src', 'main.js'),
     path.join(here, 'src', 'worker.js'),
     path.join(here, 'src', 'python.js'),
+    path.join(here, 'src', 'check.js'),
   ],
   outdir: path.join(out, 'src'),
   bundle: true,

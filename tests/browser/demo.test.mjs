@@ -241,10 +241,11 @@ test('a syntax error shows its line and column, and the page keeps working', asy
   assert.equal(await page.textContent('#gutter .error'), '3\n');
   await screenshot('syntax-error-desktop');
 
-  // Reducing it reports the error too, without breaking the page.
-  await page.click('#play');
-  await page.waitForSelector('#panel-reduce[data-state="failed"]');
-  assert.match((await page.textContent('#run-status')) ?? '', /line 3, column 7/);
+  // Play and Step wait for a program that parses; the example menu says it is the user's.
+  assert.equal(await page.isDisabled('#play'), true);
+  assert.equal(await page.isDisabled('#step'), true);
+  assert.equal(await page.inputValue('#example'), 'custom');
+  assert.equal(await page.textContent('#example-failure'), '');
 
   await page.click('#program-status button'); // "Go to error" puts the caret there
   const caret = await page.$eval('#source', (t) => /** @type {HTMLTextAreaElement} */ (t).selectionStart);
@@ -253,6 +254,7 @@ test('a syntax error shows its line and column, and the page keeps working', asy
   // Fixed: the program parses again, and a reduction runs to the end.
   await page.fill('#source', 'import os\n\ndef f():\n    pass\nprint("needle")\n');
   await page.locator('#program-status:not(.error)', { hasText: 'Parses' }).waitFor();
+  assert.equal(await page.isDisabled('#play'), false);
   await page.fill('#contains', 'needle');
   await page.click('#use-contains');
   await page.locator('#speed').fill('4');
@@ -291,6 +293,40 @@ test('a broken or unsatisfied oracle is reported, and a fixed one runs', async (
   const best = await bestText();
   assert.ok(best.includes("'Square' object"), best);
   assert.ok(best.split('\n').length <= 3, best);
+});
+
+test('a mocked predicate that never returns leaves the page responsive, and is reported', async () => {
+  await page.selectOption('#example', 'shapes');
+  await page.waitForFunction(() => document.querySelector('#source')?.value.includes('class Square'));
+  await page.selectOption('#oracle-mode', 'mocked');
+  await page.click('#tab-reduce');
+  // Checking it against the program in the editor: stopped after its time limit.
+  await page.fill('#predicate', 'while (true) {}');
+  await page
+    .locator('#oracle-status.error', { hasText: 'did not return within' })
+    .waitFor({ timeout: 10_000 });
+  // The page's thread is free meanwhile: it answers at once.
+  const started = Date.now();
+  assert.equal(await page.evaluate(() => 1 + 1), 2);
+  assert.ok(Date.now() - started < 1000);
+
+  // Hanging on a candidate during a reduction: reported, and the worker replaced.
+  await page.fill(
+    '#predicate',
+    "if (source.length < 1000) { while (true) {} }\nreturn source.includes('class Square');",
+  );
+  await page.locator('#oracle-status:not(.error)', { hasText: 'True for the current program' }).waitFor();
+  await page.locator('#speed').fill('4');
+  await page.click('#play');
+  await page.waitForSelector('#panel-reduce[data-state="failed"]', { timeout: 30_000 });
+  assert.match((await page.textContent('#run-status')) ?? '', /did not return within 3 s on a candidate/);
+
+  // The new worker reduces with a predicate that returns.
+  await page.fill('#contains', "'Square' object");
+  await page.click('#use-contains');
+  await page.click('#play');
+  await page.waitForSelector('#panel-reduce[data-state="done"]', { timeout: 30_000 });
+  assert.ok((await bestText()).includes("'Square' object"));
 });
 
 /**

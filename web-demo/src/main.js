@@ -37,6 +37,9 @@ const els = {
   mockedOracle: byId('mocked-oracle'),
 };
 
+/** The example menu's entry for a program typed or pasted in. */
+const CUSTOM = 'custom';
+
 // Editing is debounced: normalizing and listing sites of a large program on every
 // keystroke would make typing lag.
 const DEBOUNCE_MS = 200;
@@ -51,6 +54,11 @@ try {
 
 const editor = createEditor(els.source, els.gutter, () => {
   reduction.invalidate();
+  // An edited program is the user's own: the example's name and hint no longer hold.
+  if (els.example.value !== CUSTOM) {
+    els.example.value = CUSTOM;
+    els.failure.textContent = '';
+  }
   debounce('program', updateProgram);
 });
 
@@ -103,6 +111,7 @@ function updateProgram() {
   try {
     const normalized = engine.normalize(source);
     editor.markError(null);
+    reduction.setRunnable(null);
     const lines = splitLines(source).length;
     setStatus(els.programStatus, [
       `${lines} lines, ${new TextEncoder().encode(source).length} bytes. Parses.`,
@@ -111,6 +120,7 @@ function updateProgram() {
   } catch (e) {
     const err = /** @type {{ message?: string, code?: string, line?: number, column?: number }} */ (e ?? {});
     editor.markError(err.line ?? null);
+    reduction.setRunnable('The program does not parse: fix it first.');
     const parts = [];
     let message = String(err.message ?? e);
     if (err.code === 'syntax-error' && err.line) {
@@ -150,27 +160,69 @@ function updateOracle() {
   const body = els.predicate.value;
   const text = containsTextOf(body);
   if (text !== null && document.activeElement !== els.contains) els.contains.value = text;
-  let predicate;
   try {
-    predicate = compilePredicate(body);
+    // Compiling runs none of it: a syntax error is reported at once, here.
+    compilePredicate(body);
   } catch (e) {
     setStatus(els.oracleStatus, [e instanceof Error ? e.message : String(e)], true);
     return;
   }
-  try {
-    const verdict = predicate(editor.text());
+  const id = ++checkId;
+  checkPredicate(id, body, editor.text()).then((answer) => {
+    if (id !== checkId) return; // a later edit asked again
+    if ('error' in answer) {
+      setStatus(els.oracleStatus, [answer.error], true);
+      return;
+    }
     setStatus(
       els.oracleStatus,
       [
-        verdict
+        answer.verdict
           ? '✓ True for the current program: it "fails", so it can be reduced.'
           : '✗ False for the current program: nothing to reduce until it is true.',
       ],
-      !verdict,
+      !answer.verdict,
     );
-  } catch (e) {
-    setStatus(els.oracleStatus, [e instanceof Error ? e.message : String(e)], true);
-  }
+  });
+}
+
+// The predicate runs in a worker of its own, with a time limit.
+const CHECK_MS = 1000;
+let checkId = 0;
+/** @type {Worker | null} */
+let checker = null;
+
+/**
+ * What the predicate answers for `source`, from the checking worker.
+ * @param {number} id
+ * @param {string} body
+ * @param {string} source
+ * @returns {Promise<{ verdict: boolean } | { error: string }>}
+ */
+function checkPredicate(id, body, source) {
+  checker ??= new Worker(new URL('./check.js', import.meta.url), { type: 'module' });
+  const worker = checker;
+  return new Promise((resolve) => {
+    const limit = setTimeout(() => {
+      // An endless loop: the worker cannot be interrupted, only replaced.
+      worker.terminate();
+      if (checker === worker) checker = null;
+      resolve({
+        error: `the predicate did not return within ${CHECK_MS / 1000} s for the current program (an endless loop?)`,
+      });
+    }, CHECK_MS);
+    worker.addEventListener('message', function answer(event) {
+      if (event.data.id !== id) return;
+      worker.removeEventListener('message', answer);
+      clearTimeout(limit);
+      resolve(
+        event.data.verdict === undefined
+          ? { error: event.data.error }
+          : { verdict: Boolean(event.data.verdict) },
+      );
+    });
+    worker.postMessage({ id, body, source });
+  });
 }
 
 els.mode.addEventListener('change', () => {
@@ -195,6 +247,7 @@ els.simpleForm.addEventListener('submit', (e) => {
 // --- Examples ------------------------------------------------------------------------
 
 for (const ex of EXAMPLES) els.example.append(h('option', { value: ex.id }, [ex.title]));
+els.example.append(h('option', { value: CUSTOM }, ['Custom: your own program']));
 
 /** @param {string} id */
 async function loadExample(id) {
@@ -220,7 +273,9 @@ async function loadExample(id) {
   updateProgram();
 }
 
-els.example.addEventListener('change', () => loadExample(els.example.value));
+els.example.addEventListener('change', () => {
+  if (els.example.value !== CUSTOM) loadExample(els.example.value);
+});
 
 byId('copy-best').addEventListener('click', () => {
   navigator.clipboard?.writeText(reduction.best()).catch(() => {});
@@ -229,6 +284,8 @@ byId('edit-best').addEventListener('click', () => {
   const best = reduction.best();
   if (best === '') return;
   editor.setText(best);
+  els.example.value = CUSTOM;
+  els.failure.textContent = '';
   reduction.clear();
   updateProgram();
   els.source.focus();

@@ -48,6 +48,9 @@ const SPEEDS = [
   { delay: 10, label: '100 / s' },
   { delay: 0, label: 'max' },
 ];
+// How long a run with the mocked predicate may go without a word from its worker
+// (the slowest speed pauses 1 s between candidates).
+const HANG_MS = 3000;
 // Older rows are dropped: the log is for watching, the statistics keep the totals.
 const MAX_LOG_ROWS = 400;
 // Margins of the chart; its width follows the element, so text is drawn at 1:1.
@@ -58,13 +61,16 @@ const MARGINS = { top: 12, right: 44, bottom: 36, left: 48 };
  * @param {() => { source: string, oracle: OracleInput }} inputs the program and oracle to reduce
  */
 export function createReduction(els, inputs) {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  /** @type {Worker} */
+  let worker = spawn();
   let run = 0;
   /** @type {RunState} */
   let state = 'idle';
   // The inputs changed since the run started: Play starts over.
   let stale = true;
   let engineReady = false;
+  /** A Step was asked for and its candidate is not back yet. */
+  let stepping = false;
   /** @type {Array<() => void>} */
   let pending = [];
 
@@ -96,8 +102,47 @@ export function createReduction(els, inputs) {
     navigator.clipboard?.writeText(best.replace(/\n*$/, '\n') + command).catch(() => {});
   });
 
-  worker.onmessage = (event) => onMessage(event.data);
-  worker.onerror = (e) => fail(`The worker failed: ${e.message}`);
+  // The mocked predicate runs in the worker, synchronously: one that never returns
+  // stops its messages. While a run with it should be progressing, a silence longer
+  // than the slowest speed's pause means a hang: the worker is replaced.
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let watchdog;
+  let mocked = false;
+
+  /** A reduction worker, wired to this view. */
+  function spawn() {
+    const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    w.onmessage = (event) => {
+      if (event.target !== worker) return; // a worker that was replaced
+      armWatchdog();
+      onMessage(event.data);
+    };
+    w.onerror = (e) => fail(`The worker failed: ${e.message}`);
+    return w;
+  }
+
+  function armWatchdog() {
+    clearTimeout(watchdog);
+    watchdog = undefined;
+    if (mocked && engineReady && (state === 'playing' || state === 'ready' || stepping)) {
+      watchdog = setTimeout(onHang, HANG_MS);
+    }
+  }
+
+  function onHang() {
+    worker.terminate();
+    engineReady = false;
+    pending = [];
+    worker = spawn();
+    worker.postMessage({ type: 'speed', delay: (SPEEDS[Number(els.speed.value)] ?? SPEEDS[0]).delay });
+    run++;
+    stale = true;
+    stepping = false;
+    fail(
+      `Oracle: the predicate did not return within ${HANG_MS / 1000} s on a candidate (an endless loop?); ` +
+        'the reduction was stopped and its worker restarted.',
+    );
+  }
 
   els.play.addEventListener('click', () => togglePlay());
   els.step.addEventListener('click', () => step());
@@ -124,6 +169,7 @@ export function createReduction(els, inputs) {
   function restart(play) {
     const { source, oracle } = inputs();
     needle = oracle.mode === 'python' ? oracle.needle : '';
+    mocked = oracle.mode === 'mocked';
     run++;
     stale = false;
     resetView();
@@ -140,6 +186,7 @@ export function createReduction(els, inputs) {
   }
 
   function togglePlay() {
+    if (els.play.disabled) return;
     if (state === 'playing') {
       worker.postMessage({ type: 'pause' });
       setState('paused');
@@ -152,14 +199,19 @@ export function createReduction(els, inputs) {
   }
 
   function step() {
+    if (els.step.disabled) return;
     if (stale || state === 'idle' || state === 'done' || state === 'failed') {
       restart(false);
       whenReady(() => worker.postMessage({ type: 'step' }));
       setState('paused');
+      stepping = true;
+      armWatchdog();
       return;
     }
     worker.postMessage({ type: 'step' });
     setState('paused');
+    stepping = true;
+    armWatchdog();
   }
 
   /** @param {any} msg */
@@ -197,6 +249,7 @@ export function createReduction(els, inputs) {
         queueDraw();
         break;
       case 'progress':
+        stepping = false;
         progress(msg.events, msg.stats, msg.done, msg.best);
         break;
       case 'error':
@@ -358,6 +411,7 @@ export function createReduction(els, inputs) {
     }
     state = next;
     els.panel.dataset.state = next;
+    armWatchdog();
     els.play.textContent = next === 'playing' ? 'Pause' : 'Play';
     els.play.setAttribute('aria-pressed', String(next === 'playing'));
     if (next === 'paused') setStatus('Paused.');
@@ -402,6 +456,17 @@ export function createReduction(els, inputs) {
     },
     /** The current best program. */
     best: () => best,
+    /**
+     * Play and Step work only on a program that parses.
+     * @param {string | null} why what keeps the program from being reduced, or null
+     */
+    setRunnable(why) {
+      for (const button of [els.play, els.step]) {
+        button.disabled = why !== null;
+        if (why === null) button.removeAttribute('title');
+        else button.title = why;
+      }
+    },
   };
 }
 
