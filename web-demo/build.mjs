@@ -39,8 +39,9 @@ for (const file of PKG_FILES) {
 await rm(out, { recursive: true, force: true });
 await mkdir(path.join(out, 'src'), { recursive: true });
 
-// The page loads src/main.js, which starts src/worker.js; both find the engine at
-// `new URL('autodd_wasm_bg.wasm', import.meta.url)`, that is beside them.
+// The page loads src/main.js, which compiles the engine (pkg/autodd_wasm_bg.wasm) and
+// starts src/worker.js with it; src/worker.js starts src/python.js for Python in the
+// browser, and the page src/check.js for its predicate.
 await build({
   entryPoints: [
     path.join(here, 'src', 'main.js'),
@@ -56,7 +57,9 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
-await cp(path.join(here, 'pkg', 'autodd_wasm_bg.wasm'), path.join(out, 'src', 'autodd_wasm_bg.wasm'));
+// The page compiles the engine from pkg/ (as in the sources) and hands it to the worker.
+await mkdir(path.join(out, 'pkg'), { recursive: true });
+await cp(path.join(here, 'pkg', 'autodd_wasm_bg.wasm'), path.join(out, 'pkg', 'autodd_wasm_bg.wasm'));
 await cp(path.join(here, 'src', 'style.css'), path.join(out, 'src', 'style.css'));
 await cp(path.join(here, 'index.html'), path.join(out, 'index.html'));
 await cp(path.join(here, 'examples'), path.join(out, 'examples'), { recursive: true });

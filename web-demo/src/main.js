@@ -40,12 +40,20 @@ const els = {
 /** The example menu's entry for a program typed or pasted in. */
 const CUSTOM = 'custom';
 
+/** The engine, compiled (web-demo/pkg/, in the sources and in the bundle alike). */
+/** @type {WebAssembly.Module} */
+let engineModule;
+
 // Editing is debounced: normalizing and listing sites of a large program on every
 // keystroke would make typing lag.
 const DEBOUNCE_MS = 200;
 
 try {
-  await init();
+  // Compiled once here and handed to the reduction worker: the engine is fetched once.
+  engineModule = await WebAssembly.compileStreaming(
+    fetch(new URL('../pkg/autodd_wasm_bg.wasm', import.meta.url)),
+  );
+  await init({ module_or_path: engineModule });
 } catch (e) {
   els.programStatus.textContent = `Cannot load the engine (pkg/autodd_wasm.js): ${e instanceof Error ? e.message : String(e)}`;
   els.programStatus.classList.add('error');
@@ -82,6 +90,7 @@ const reduction = createReduction(
     originalOutput: byId('original-output'),
     resultOutput: byId('result-output'),
     copyResult: /** @type {HTMLButtonElement} */ (byId('copy-result')),
+    engine: engineModule,
   },
   () => ({
     source: editor.text(),

@@ -33,6 +33,7 @@ import { h, renderChart, renderDiff } from './view.js';
  * @property {HTMLElement} originalOutput
  * @property {HTMLElement} resultOutput
  * @property {HTMLButtonElement} copyResult
+ * @property {WebAssembly.Module} engine the engine, compiled once by the page
  */
 
 /**
@@ -88,6 +89,8 @@ export function createReduction(els, inputs) {
   let drawQueued = false;
   /** @type {string[]} */
   let notes = [];
+  /** The texts the best program's view shows now. */
+  let shown = { before: '', best: '' };
   /** The message Python in the browser looks for in this run ('' with the mocked oracle). */
   let needle = '';
   els.copyResult.addEventListener('click', () => {
@@ -118,6 +121,7 @@ export function createReduction(els, inputs) {
       onMessage(event.data);
     };
     w.onerror = (e) => fail(`The worker failed: ${e.message}`);
+    w.postMessage({ type: 'engine', module: els.engine });
     return w;
   }
 
@@ -244,7 +248,6 @@ export function createReduction(els, inputs) {
         notes = msg.warnings.map((/** @type {string} */ w) => `Warning: ${w}`);
         bytesSeries = [{ x: 0, y: msg.stats.bestBytes }];
         linesSeries = [{ x: 0, y: msg.stats.bestLines }];
-        renderDiff(els.best, diffLines(best, best));
         setStatus(state === 'playing' ? 'Reducing…' : 'Started: paused before the first candidate.');
         queueDraw();
         break;
@@ -335,10 +338,13 @@ export function createReduction(els, inputs) {
     const frame = { ...MARGINS, width, height: width < 500 ? 180 : 220 };
     renderChart(els.chart, layoutChart({ bytes: bytesSeries, lines: linesSeries, tried, frame }));
     renderStats();
-    if (best !== '') {
-      renderDiff(els.best, diffLines(before, best));
-      const change = els.best.querySelector('.add, .del');
-      if (change instanceof HTMLElement) scrollWithin(els.best, change);
+    // Redrawn only when it changed: a program of thousands of lines is a large DOM.
+    if (best !== '' && (shown.before !== before || shown.best !== best)) {
+      shown = { before, best };
+      renderDiff(els.best, diffLines(before, best), () => {
+        const change = els.best.querySelector('.add, .del');
+        if (change instanceof HTMLElement) scrollWithin(els.best, change);
+      });
       els.bestCaption.textContent =
         before === best
           ? 'No change accepted yet.'
@@ -386,6 +392,7 @@ export function createReduction(els, inputs) {
     notes = [];
     els.log.replaceChildren();
     els.best.replaceChildren();
+    shown = { before: '', best: '' };
     els.outputs.hidden = true;
     els.originalOutput.textContent = '';
     els.resultOutput.textContent = '';

@@ -81,26 +81,61 @@ function newLine(frag, n) {
   return code;
 }
 
+/** Lines of a diff built per task: a program of thousands stays off the page's thread. */
+const DIFF_CHUNK = 500;
+/** @type {WeakMap<HTMLElement, ReturnType<typeof setTimeout>>} */
+const pendingChunks = new WeakMap();
+
 /**
- * Renders a line diff: every line of the new text, with deleted lines in place.
+ * Renders a line diff: every line of the new text, with deleted lines in place. Long
+ * ones are built in chunks of 500 lines, one task each; `data-rendering` is set on the
+ * container until the last is in, and `done` runs then.
  * @param {HTMLElement} container
  * @param {import('./diff.js').DiffLine[]} diff
+ * @param {() => void} [done]
  */
-export function renderDiff(container, diff) {
+export function renderDiff(container, diff, done) {
+  clearTimeout(pendingChunks.get(container));
+  container.replaceChildren(diffChunk(diff, 0));
+  /** @param {number} from */
+  const next = (from) => {
+    if (from >= diff.length) {
+      delete container.dataset.rendering;
+      pendingChunks.delete(container);
+      done?.();
+      return;
+    }
+    container.dataset.rendering = 'true';
+    pendingChunks.set(
+      container,
+      setTimeout(() => {
+        container.append(diffChunk(diff, from));
+        next(from + DIFF_CHUNK);
+      }, 0),
+    );
+  };
+  next(DIFF_CHUNK);
+}
+
+/**
+ * @param {import('./diff.js').DiffLine[]} diff
+ * @param {number} from
+ */
+function diffChunk(diff, from) {
   const frag = document.createDocumentFragment();
   const sign = { same: ' ', add: '+', del: '−' };
   const label = { same: '', add: 'added: ', del: 'removed: ' };
-  for (const line of diff) {
+  for (const line of diff.slice(from, from + DIFF_CHUNK)) {
     frag.append(
       h('div', { class: `cl dl ${line.op}` }, [
         h('span', { class: 'ln', 'aria-hidden': 'true' }, [String(line.newLine ?? line.oldLine ?? '')]),
         h('span', { class: 'sign', 'aria-hidden': 'true' }, [sign[line.op]]),
-        h('span', { class: 'visually-hidden' }, [label[line.op]]),
+        ...(line.op === 'same' ? [] : [h('span', { class: 'visually-hidden' }, [label[line.op]])]),
         h('span', { class: 'cc' }, [line.text]),
       ]),
     );
   }
-  container.replaceChildren(frag);
+  return frag;
 }
 
 /**

@@ -5,7 +5,8 @@
 // browser: Pyodide in a worker of its own (pyoracle.js), with MSG matched in each
 // candidate's output by the CLI's rules.
 //
-// Messages in:  start { run, source, oracle: { mode: 'mocked', predicate } | { mode: 'python', needle } }
+// Messages in:  engine { module } (first: the engine, compiled by the page)
+//               · start { run, source, oracle: { mode: 'mocked', predicate } | { mode: 'python', needle } }
 //               · play · pause · step · speed { delay } · stop
 // Messages out: ready · python { pyodide, python } · started { run, stats, warnings, best, original? }
 //               · progress { run, events, stats, done, best?, result? }
@@ -62,12 +63,21 @@ let delay = 0;
 let timer = null;
 let oracleErrors = 0;
 
-const ready = init().then(
-  () => post({ type: 'ready' }),
-  (e) => post({ type: 'error', run: 0, where: 'engine', message: `cannot load the engine: ${message(e)}` }),
-);
+/** @type {(module: WebAssembly.Module) => void} */
+let gotEngine = () => {};
+// The page compiles the engine once and sends it as the first message.
+const ready = new Promise((resolve) => (gotEngine = resolve))
+  .then((module) => init({ module_or_path: /** @type {WebAssembly.Module} */ (module) }))
+  .then(
+    () => post({ type: 'ready' }),
+    (e) => post({ type: 'error', run: 0, where: 'engine', message: `cannot load the engine: ${message(e)}` }),
+  );
 
 self.onmessage = async (event) => {
+  if (event.data.type === 'engine') {
+    gotEngine(event.data.module);
+    return;
+  }
   await ready;
   const msg = event.data;
   switch (msg.type) {
