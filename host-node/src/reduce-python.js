@@ -9,7 +9,7 @@ import { createBackend } from './backends/index.js';
 import { describeDevices } from './devices.js';
 import { SubprocBackend } from './backends/subproc.js';
 import { loadEngine } from './engine.js';
-import { fromEngine } from './errors.js';
+import { AutoddError, fromEngine } from './errors.js';
 import { OutputWriter } from './files.js';
 import { finishInterrupted, finishReduction } from './finish.js';
 import { TimeLimits } from './limits.js';
@@ -17,6 +17,7 @@ import { runOriginal } from './original.js';
 import { Workspace } from './python.js';
 import { createReducer, drive } from './reduce.js';
 import { MIB, settingsOf } from './settings.js';
+import { explainSyntaxError } from './syntax.js';
 import { failureInfo, likelyCauses, notReproduced, Oracle, ran } from './verdict.js';
 
 /** @typedef {import('./reduce.js').Progress} Progress */
@@ -112,6 +113,10 @@ export async function reducePython(options) {
       (workspace) => workspace.close(),
       () => {},
     );
+    if (err instanceof AutoddError && err.code === 'syntax-error') {
+      // What the user's interpreter says: a real error, or newer syntax named.
+      throw explainSyntaxError(err, source, options.python ?? 'python3');
+    }
     throw err;
   }
   const limits = new TimeLimits({

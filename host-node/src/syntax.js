@@ -1,0 +1,56 @@
+// When autodd's parser refuses a program, what the user's own interpreter says about
+// it (python/autodd_syntax.py): a real syntax error in CPython's words, or valid code
+// in a construct newer than the Python 3.11 grammar the parser reads, named with its
+// line, column, PEP and what to do meanwhile.
+
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { AutoddError } from './errors.js';
+import { PYTHON_DIR } from './python.js';
+
+/**
+ * The engine's syntax error `err` on `source`, explained by `python`; `err` itself when
+ * `python` cannot say (it does not run, or answers nothing readable).
+ * @param {AutoddError} err
+ * @param {string} source
+ * @param {string} python
+ * @returns {AutoddError}
+ */
+export function explainSyntaxError(err, source, python) {
+  const line = err.line ?? 1;
+  const column = err.column ?? 1;
+  const script = path.join(PYTHON_DIR, 'autodd_syntax.py');
+  const run = spawnSync(python, ['-I', script, String(line), String(column)], {
+    input: source,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  /** @type {any} */
+  let answer;
+  try {
+    answer = JSON.parse((run.stdout ?? '').trim().split('\n').at(-1) ?? '');
+  } catch {
+    return err;
+  }
+  const name = `${path.basename(python)} (Python ${answer.version})`;
+  if (answer.accepted === false) {
+    return new AutoddError(
+      'syntax-error',
+      `syntax error at line ${answer.line}, column ${answer.column}: ${answer.error} (${name} refuses it too)`,
+      { line: answer.line, column: answer.column },
+    );
+  }
+  if (answer.construct === null) {
+    return new AutoddError(
+      'syntax-error',
+      `${err.message}; ${name} accepts the program but autodd's parser (Python 3.11's grammar) does not: please report it`,
+      { line, column },
+    );
+  }
+  return new AutoddError(
+    'syntax-error',
+    `line ${answer.line}, column ${answer.column}: ${answer.construct} (PEP ${answer.pep}, Python ${answer.since}) ` +
+      `is valid for ${name}, but autodd's parser reads Python 3.11's grammar: ${answer.hint}`,
+    { line: answer.line, column: answer.column },
+  );
+}
