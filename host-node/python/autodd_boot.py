@@ -6,7 +6,8 @@ base64}} (the variables its runs must see, the hash seed among them, `env` set b
 Python started). The files (the worker's package and the stand-ins for `autodd` and
 `tilelang`) go to a private temporary folder, removed once the worker and all it started
 are gone; candidates run in its run/ folder, which gets the "run" files (`--ship`: the
-program's modules and data, at their places relative to it).
+program's modules and data, at their places relative to it). "stdin" (base64), if
+there, is what every run reads on its standard input (`--stdin`), kept as HOME/stdin.
 Stdin is read with os.read, unbuffered, so the protocol's first line stays unread."""
 import base64, json, os, shutil, sys, tempfile, zlib
 
@@ -59,6 +60,10 @@ try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
+    if "stdin" in header:
+        # What every run reads on its standard input (`--stdin`); the worker finds it.
+        with open(os.path.join(home, "stdin"), "wb") as f:
+            f.write(base64.b64decode(header["stdin"]))
     shims = os.path.join(lib, "shims")
     # Last: an `autodd` or `tilelang` installed there wins over the stand-ins.
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), shims) if p)

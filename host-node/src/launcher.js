@@ -102,8 +102,9 @@ export class Launcher {
    * @param {string} options.python the interpreter on the other side
    * @param {Record<string, string>} [options.ship] what goes beside the program there: path
    *   relative to its folder → base64 of the contents (see `shippedRun`)
+   * @param {Buffer} [options.stdin] what every run there reads on its standard input (`--stdin`)
    */
-  constructor({ template, hosts = [], python, ship = {} }) {
+  constructor({ template, hosts = [], python, ship = {}, stdin }) {
     this.words = splitWords(template);
     if (this.words.length === 0) throw new AutoddError('usage', '--launcher must name a command');
     const wantsHost = this.words.some((w) => w.includes('{host}'));
@@ -125,7 +126,15 @@ export class Launcher {
     this.viaShell = path.basename(this.words[0]) === 'ssh';
     // Made once, not at every worker's start (nor at autodd's start without a launcher).
     this.boot = bootCode();
-    const payload = zlib.deflateSync(JSON.stringify({ files: shippedFiles(), run: ship })).toString('base64');
+    const payload = zlib
+      .deflateSync(
+        JSON.stringify({
+          files: shippedFiles(),
+          run: ship,
+          ...(stdin ? { stdin: stdin.toString('base64') } : {}),
+        }),
+      )
+      .toString('base64');
     /** What each worker reads before the protocol: the files it needs (see python/autodd_boot.py). */
     this.header = `${payload.length}\n${payload}`;
   }

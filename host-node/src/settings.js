@@ -112,12 +112,6 @@ function launcherOf(options, backendName) {
   }
   if (typeof options.launcher !== 'string') throw new AutoddError('usage', '--launcher must be a command');
   if (backendName !== 'runner') throw new AutoddError('usage', '--launcher needs the runner backend');
-  if (options.stdin !== undefined) {
-    throw new AutoddError(
-      'usage',
-      '--stdin names a file of this machine, which a launched worker cannot read',
-    );
-  }
   const hosts = typeof options.hosts === 'string' ? options.hosts.split(',') : (options.hosts ?? []);
   if (!Array.isArray(hosts) || hosts.some((h) => typeof h !== 'string')) {
     throw new AutoddError('usage', 'hosts must be host names separated by commas, or a list of them');
@@ -135,6 +129,8 @@ function launcherOf(options, backendName) {
     hosts,
     python: options.python ?? 'python3',
     ship: shippedRun(ship, home),
+    // Read here: the other side gets its bytes, not its path.
+    stdin: options.stdin === undefined ? undefined : fs.readFileSync(String(options.stdin)),
   });
 }
 

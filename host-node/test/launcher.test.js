@@ -138,6 +138,46 @@ describe('--launcher: the template', () => {
     const here = spawnSync('python3', ['out.py'], { cwd: dir, encoding: 'utf8' });
     assert.match(here.stderr, /ValueError: K shape check failed/);
   });
+
+  test('--stdin: every run on the other side reads the file given here', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(
+      path.join(dir, 'prog.py'),
+      [
+        'import sys',
+        'rows = [line.split(",") for line in sys.stdin.read().splitlines()]',
+        'widths = {len(row) for row in rows}',
+        'print("rows:", len(rows))',
+        'if len(widths) > 1:',
+        '    raise ValueError(f"ragged table: widths {sorted(widths)}")',
+        '',
+      ].join('\n'),
+    );
+    fs.writeFileSync(path.join(dir, 'table.csv'), 'a,b,c\n1,2,3\n4,5\n');
+    const run = await runCli(
+      [
+        'prog.py',
+        '--err-msg',
+        'ragged table: widths [2, 3]',
+        '-o',
+        'out.py',
+        '--launcher',
+        'env',
+        '--stdin',
+        'table.csv',
+      ],
+      { cwd: dir },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const result = fs.readFileSync(path.join(dir, 'out.py'), 'utf8');
+    assert.match(result, /sys\.stdin/);
+    const here = spawnSync('python3', ['out.py'], {
+      cwd: dir,
+      encoding: 'utf8',
+      input: 'a,b,c\n1,2,3\n4,5\n',
+    });
+    assert.match(here.stderr, /ragged table: widths \[2, 3\]/);
+  });
 });
 
 /** A port nobody listens on now. */

@@ -387,6 +387,8 @@ def main(home=None):
         program = os.path.join(run_dir, init["fileName"])
         init["scriptDir"] = run_dir
         init["pidFile"] = os.path.join(home, "pid")
+        if os.path.exists(os.path.join(home, "stdin")):
+            init["stdin"] = os.path.join(home, "stdin")
     if home is None:
         sys.path[0] = init["scriptDir"]
     else:
