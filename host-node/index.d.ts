@@ -152,7 +152,8 @@ export interface ReducePythonOptions {
    * its stdin and stdout; the other side needs only `python` (the `python` option, as
    * named there) and writes candidates in a private temporary folder it removes at the
    * end. Candidates whose worker dies (the launcher exits, the connection drops) run
-   * again on a new one. Runner backend only; `stdin`'s bytes are sent along.
+   * again on a new one. With the subproc backend the command prefixes each candidate's
+   * run instead. `stdin`'s bytes are sent along.
    */
   launcher?: string;
   /** Fill `{host}` of `launcher` job by job (round-robin): `"h1,h2"` or `["h1", "h2"]`. */

@@ -8,7 +8,11 @@ Python started). The files (the worker's package and the stand-ins for `autodd` 
 are gone; candidates run in its run/ folder, which gets the "run" files (`--ship`: the
 program's modules and data, at their places relative to it). "stdin" (base64), if
 there, is what every run reads on its standard input (`--stdin`), kept as HOME/stdin.
-Stdin is read with os.read, unbuffered, so the protocol's first line stays unread."""
+Stdin is read with os.read, unbuffered, so the protocol's first line stays unread.
+
+Run as `python3 -c CODE autodd-remote-run` instead (the subproc backend through a
+launcher), it runs the one program the header's "candidate" holds and ends with its
+status."""
 import base64, json, os, shutil, sys, tempfile, zlib
 
 
@@ -20,6 +24,38 @@ def take(n):
             sys.exit(0)
         data += chunk
     return data
+
+
+def run_one(candidate, run, home):
+    """The subproc backend's run: the program as FILENAME in run/, in a session of its
+    own, killed with everything it started when the host goes (the end of stdin); then
+    this process ends with its status (128 + N for signal N)."""
+    import signal, subprocess, threading
+
+    os.makedirs(run, exist_ok=True)
+    path = os.path.join(run, candidate["fileName"])
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(candidate["source"])
+    stdin = os.path.join(home, "stdin")
+    feed = open(stdin, "rb") if os.path.exists(stdin) else subprocess.DEVNULL
+    proc = subprocess.Popen([sys.executable, path], cwd=run, stdin=feed, start_new_session=True)
+
+    def kill():
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def watch():
+        while os.read(0, 65536):
+            pass
+        kill()
+
+    threading.Thread(target=watch, daemon=True).start()
+    status = proc.wait()
+    kill()  # what it left running
+    shutil.rmtree(home, ignore_errors=True)
+    os._exit(status if status >= 0 else 128 - status)
 
 
 size = b""
@@ -67,6 +103,8 @@ try:
     shims = os.path.join(lib, "shims")
     # Last: an `autodd` or `tilelang` installed there wins over the stand-ins.
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), shims) if p)
+    if sys.argv[-1] == "autodd-remote-run":
+        run_one(header["candidate"], run, home)
     sys.path.insert(0, lib)
     sys.path.append(shims)
     from autodd_runner.worker import main

@@ -126,17 +126,22 @@ export class Launcher {
     this.viaShell = path.basename(this.words[0]) === 'ssh';
     // Made once, not at every worker's start (nor at autodd's start without a launcher).
     this.boot = bootCode();
-    const payload = zlib
-      .deflateSync(
-        JSON.stringify({
-          files: shippedFiles(),
-          run: ship,
-          ...(stdin ? { stdin: stdin.toString('base64') } : {}),
-        }),
-      )
-      .toString('base64');
+    /** What goes to every run there, beside the program: `--ship`'s files and `--stdin`'s bytes. */
+    this.shared = { run: ship, ...(stdin ? { stdin: stdin.toString('base64') } : {}) };
     /** What each worker reads before the protocol: the files it needs (see python/autodd_boot.py). */
-    this.header = `${payload.length}\n${payload}`;
+    this.header = packHeader({ files: shippedFiles(), ...this.shared });
+    /** The stand-ins alone: what a single run (the subproc backend) needs. */
+    this.shims = shippedFiles((from) => !from.startsWith('autodd_runner'));
+  }
+
+  /**
+   * What a single run there reads on its stdin (the subproc backend): the stand-ins,
+   * the shipped files, and the program, to run as FILENAME.
+   * @param {string} fileName
+   * @param {string} source
+   */
+  runHeader(fileName, source) {
+    return packHeader({ files: this.shims, ...this.shared, candidate: { fileName, source } });
   }
 
   /**
@@ -153,14 +158,16 @@ export class Launcher {
    * @param {number} slot
    * @param {NodeJS.ProcessEnv} env
    * @param {boolean} devices whether the job has a GPU of its own (`--gpus`)
+   * @param {'autodd-remote-worker' | 'autodd-remote-run'} [role]
    * @returns {string[]}
    */
-  argv(slot, env, devices) {
+  argv(slot, env, devices, role = 'autodd-remote-worker') {
     const settings = [...FORWARDED, ...(devices ? DEVICES : [])]
       .filter((name) => env[name] !== undefined)
       .map((name) => `${name}=${env[name]}`);
-    // The last word, which the code ignores, names the worker in process lists.
-    const worker = ['env', ...settings, this.python, '-c', this.boot, 'autodd-remote-worker'];
+    // The last word names the process in process lists, and says what it is to do: serve
+    // as a runner worker, or (`autodd-remote-run`) run one program, the subproc backend's.
+    const worker = ['env', ...settings, this.python, '-c', this.boot, role];
     return [...this.launcherWords(slot), ...(this.viaShell ? worker.map(shellQuote) : worker)];
   }
 
@@ -183,11 +190,24 @@ export class Launcher {
   }
 }
 
-/** @returns {Record<string, string>} path on the remote side → text */
-function shippedFiles() {
+/**
+ * The header's text: its length, a newline, then base64 of zlib of its JSON.
+ * @param {object} header
+ */
+function packHeader(header) {
+  const payload = zlib.deflateSync(JSON.stringify(header)).toString('base64');
+  return `${payload.length}\n${payload}`;
+}
+
+/**
+ * @param {(from: string) => boolean} [wanted] which of SHIPPED's folders
+ * @returns {Record<string, string>} path on the remote side → text
+ */
+function shippedFiles(wanted = () => true) {
   /** @type {Record<string, string>} */
   const files = {};
   for (const [from, to] of SHIPPED) {
+    if (!wanted(from)) continue;
     const dir = path.join(PYTHON_DIR, from);
     for (const name of fs.readdirSync(dir)) {
       if (name.endsWith('.py')) files[`${to}/${name}`] = fs.readFileSync(path.join(dir, name), 'utf8');

@@ -111,7 +111,6 @@ function launcherOf(options, backendName) {
     return undefined;
   }
   if (typeof options.launcher !== 'string') throw new AutoddError('usage', '--launcher must be a command');
-  if (backendName !== 'runner') throw new AutoddError('usage', '--launcher needs the runner backend');
   const hosts = typeof options.hosts === 'string' ? options.hosts.split(',') : (options.hosts ?? []);
   if (!Array.isArray(hosts) || hosts.some((h) => typeof h !== 'string')) {
     throw new AutoddError('usage', 'hosts must be host names separated by commas, or a list of them');

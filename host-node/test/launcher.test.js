@@ -68,10 +68,6 @@ describe('--launcher: the template', () => {
       [['--launcher', 'ssh {host}'], /--launcher has \{host\}: name the hosts with --hosts/],
       [['--launcher', 'srun -N1', '--hosts', 'a,b'], /--hosts needs a --launcher with \{host\}/],
       [['--hosts', 'a'], /--hosts needs --launcher/],
-      [
-        ['--launcher', 'ssh {host}', '--hosts', 'a', '--backend', 'subproc'],
-        /--launcher needs the runner backend/,
-      ],
       [['--launcher', "ssh '{host}", '--hosts', 'a'], /unclosed ' quote/],
       [['--ship', 'prog.py'], /--ship needs --launcher/],
       [['--launcher', 'env', '--ship', 'nothing.py'], /--ship nothing\.py: no such file or folder/],
@@ -309,6 +305,48 @@ describe(
       assert.match(run.stderr, /final check: ssh .*127\.0\.0\.1 python3 ssh\.py/);
       assert.equal(report('ssh.py').reproduced, true);
       assert.equal(report('ssh.py').restarts, 0);
+      await nothingLeft();
+    });
+
+    test('the subproc backend runs each candidate through ssh, with the local result', async () => {
+      const small = tempDir();
+      fs.writeFileSync(
+        path.join(small, 'prog.py'),
+        [
+          'import helpers',
+          'sizes = [(64, 32), (32, 128), (128, 64)]',
+          'for m, k in sizes:',
+          '    print("tile", m, k)',
+          'helpers.check(sizes[1])',
+          '',
+        ].join('\n'),
+      );
+      fs.writeFileSync(
+        path.join(small, 'helpers.py'),
+        'def check(shape):\n    m, k = shape\n    if k != 32:\n        raise ValueError(f"K shape check failed: {k} != 32")\n',
+      );
+      const args = ['prog.py', '--err-msg', MSG, '--backend', 'subproc', '-j', '2'];
+      const here = await runCli([...args, '-o', 'here.py'], { cwd: small });
+      assert.equal(here.code, 0, here.stderr);
+      const there = await runCli(
+        [
+          ...args,
+          '-o',
+          'there.py',
+          '--launcher',
+          launcher.join(' '),
+          '--hosts',
+          '127.0.0.1',
+          '--ship',
+          'helpers.py',
+        ],
+        { cwd: small },
+      );
+      assert.equal(there.code, 0, there.stderr);
+      assert.equal(
+        fs.readFileSync(path.join(small, 'there.py'), 'utf8'),
+        fs.readFileSync(path.join(small, 'here.py'), 'utf8'),
+      );
       await nothingLeft();
     });
 

@@ -3,6 +3,7 @@
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { SANDBOX_PY } from '../python.js';
 import { killGroup, trackGroup, untrackGroup } from './capture.js';
 import { runResult } from './result.js';
@@ -28,10 +29,13 @@ export class SubprocBackend {
    * @param {string} [options.cwd] the runs' working directory (default: the workspace's)
    * @param {string} [options.program] unisolated, run this file (which the caller keeps
    *   holding the program) instead of the workspace's copy
+   * @param {import('../launcher.js').Launcher} [options.launcher] run each program through
+   *   it, on the other side (`--launcher`): the template prefixes the command
    */
-  constructor({ workspace, needle, timeoutMs, jobs, env, sandbox, cwd, program }) {
+  constructor({ workspace, needle, timeoutMs, jobs, env, sandbox, cwd, program, launcher }) {
     this.name = 'subproc';
     this.workspace = workspace;
+    this.launcher = launcher;
     this.env = env;
     this.sandbox = sandbox ?? ((/** @type {number} */ slot) => workspace.sandbox(slot));
     this.cwd = cwd;
@@ -62,8 +66,16 @@ export class SubprocBackend {
   async run(source, { signal } = {}) {
     const slot = await this.slots.acquire();
     try {
-      const file = this.workspace.write(slot, source);
       const env = this.env ?? this.workspace.jobEnvs[slot];
+      if (this.launcher) {
+        // Nothing is written here: the program travels on the launcher's stdin.
+        const remote = {
+          argv: this.launcher.argv(slot, env, this.workspace.devices !== null, 'autodd-remote-run'),
+          header: this.launcher.runHeader(path.basename(this.workspace.file(slot)), source),
+        };
+        return await this.spawn('', signal, null, this.workspace.cwd, env, remote);
+      }
+      const file = this.workspace.write(slot, source);
       return await this.spawn(file, signal, this.sandbox(slot), this.cwd ?? this.workspace.runCwd(slot), env);
     } finally {
       this.slots.release(slot);
@@ -76,9 +88,11 @@ export class SubprocBackend {
    * @param {import('../python.js').SandboxConfig | null} sandbox
    * @param {string} cwd
    * @param {NodeJS.ProcessEnv} env
+   * @param {{ argv: string[], header: string }} [remote] run through the launcher: its
+   *   command, and what it reads first (the program among it)
    * @returns {Promise<RunResult>}
    */
-  spawn(file, signal, sandbox, cwd, env) {
+  spawn(file, signal, sandbox, cwd, env, remote) {
     const start = performance.now();
     const out = new OutputScan(this.needle);
     const err = new OutputScan(this.needle);
@@ -93,14 +107,26 @@ export class SubprocBackend {
       const argv = sandbox
         ? ['-I', '-S', SANDBOX_PY, JSON.stringify(sandbox), file, python, sandbox.runAs ?? file]
         : [this.program ?? file];
-      const input = this.workspace.stdin ? fs.openSync(this.workspace.stdin, 'r') : 'ignore';
-      const child = spawn(python, argv, {
-        cwd,
-        env,
-        detached: true,
-        stdio: [input, 'pipe', 'pipe'],
-      });
+      const input = remote
+        ? 'pipe'
+        : this.workspace.stdin
+          ? fs.openSync(this.workspace.stdin, 'r')
+          : 'ignore';
+      const child = remote
+        ? spawn(remote.argv[0], remote.argv.slice(1), {
+            cwd,
+            env,
+            detached: true,
+            stdio: ['pipe', 'pipe', 'pipe'],
+          })
+        : spawn(python, argv, { cwd, env, detached: true, stdio: [input, 'pipe', 'pipe'] });
       if (typeof input === 'number') fs.closeSync(input);
+      if (remote) {
+        // Left open: the other side kills the run when it reads the end (a timeout
+        // here kills the launcher, which closes it).
+        child.stdin?.on('error', () => {});
+        child.stdin?.write(remote.header);
+      }
       const pgid = child.pid;
       if (pgid) this.running.add(pgid);
       trackGroup(pgid);
@@ -130,6 +156,7 @@ export class SubprocBackend {
         signal?.removeEventListener('abort', onAbort);
         if (pgid) this.running.delete(pgid);
         untrackGroup(pgid);
+        child.stdin?.destroy();
         child.stdout?.destroy();
         child.stderr?.destroy();
         const ms = performance.now() - start;
