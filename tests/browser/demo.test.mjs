@@ -509,6 +509,44 @@ test('Python in the browser: an empty message, and a program Pyodide cannot impo
   await page.selectOption('#oracle-mode', 'mocked');
 });
 
+test('a shared link restores the program, the oracle and the selected site in a new page', async () => {
+  await page.selectOption('#example', 'parser');
+  await page.waitForFunction(() => document.querySelector('#source')?.value.includes('parse_expr'));
+  const program = `${await page.inputValue('#source')}\n# edited: the link must carry this line\n`;
+  await page.fill('#source', program);
+  await page.selectOption('#oracle-mode', 'python');
+  await page.fill('#needle', 'expected 3, got 9');
+  await page.click('#tab-playground');
+  await page.selectOption('#rewrite', 'stmt-remover');
+  await page.waitForSelector('#site-count[data-count]');
+  await page.click('#site-next');
+  await page.click('#site-next');
+  const site = await page.inputValue('#site');
+  await page.click('#share');
+  await page.locator('#share', { hasText: 'Link copied' }).waitFor();
+  const link = /** @type {string} */ (await page.getAttribute('#share', 'data-link'));
+  assert.ok(link.length < 8000, `a link of ${link.length} characters`);
+
+  // A new page, in a fresh context: nothing but the link.
+  const other = await context.browser()?.newContext();
+  const fresh = other ? await other.newPage() : await context.newPage();
+  try {
+    await fresh.goto(link);
+    await fresh.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+    assert.equal(await fresh.inputValue('#source'), program);
+    assert.equal(await fresh.inputValue('#oracle-mode'), 'python');
+    assert.equal(await fresh.inputValue('#needle'), 'expected 3, got 9');
+    assert.equal(await fresh.inputValue('#example'), 'custom');
+    assert.equal(await fresh.inputValue('#rewrite'), 'stmt-remover');
+    assert.equal(await fresh.inputValue('#site'), site);
+  } finally {
+    await fresh.close();
+    await other?.close();
+  }
+  await page.selectOption('#oracle-mode', 'mocked');
+  await page.click('#tab-reduce');
+});
+
 test('no request left localhost, and the page logged no error', () => {
   const engine = requests.filter((u) => u.endsWith('/autodd_wasm_bg.wasm'));
   assert.equal(engine.length, 1, `the engine is fetched once: ${engine.join(', ')}`);

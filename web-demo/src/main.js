@@ -8,6 +8,7 @@ import { EXAMPLES } from './examples.js';
 import { compilePredicate, containsTextBody, containsTextOf } from './oracle.js';
 import { createPlayground } from './playground.js';
 import { createReduction } from './reduce.js';
+import { decodeState, encodeState, loadLocal, saveLocal } from './share.js';
 import { h } from './view.js';
 
 /**
@@ -280,6 +281,7 @@ async function loadExample(id) {
   els.needle.value = ex.needle;
   els.contains.value = '';
   updateProgram();
+  rememberState();
 }
 
 els.example.addEventListener('change', () => {
@@ -370,6 +372,68 @@ function debounce(key, fn) {
   timers.set(key, setTimeout(fn, DEBOUNCE_MS));
 }
 
-await loadExample(EXAMPLES[0].id);
-playground.chooseRewrite('if-remover-1');
+// --- The state in the link and in local storage ------------------------------------
+
+/** @returns {import('./share.js').PageState} */
+function currentState() {
+  const { rewrite, site } = playground.selection();
+  return {
+    program: editor.text(),
+    mode: els.mode.value === 'mocked' ? 'mocked' : 'python',
+    needle: els.needle.value,
+    predicate: els.predicate.value,
+    rewrite,
+    site: site ?? 0,
+  };
+}
+
+/** Writes the state into the link and local storage (after edits settle). */
+function rememberState() {
+  debounce('state', async () => {
+    const state = currentState();
+    saveLocal(state);
+    history.replaceState(null, '', await encodeState(state));
+    share.dataset.link = location.href;
+  });
+}
+
+/** @param {import('./share.js').PageState} state */
+function restoreState(state) {
+  editor.setText(state.program);
+  els.example.value = CUSTOM;
+  els.failure.textContent = '';
+  els.mode.value = state.mode;
+  els.needle.value = state.needle;
+  els.predicate.value = state.predicate;
+  updateProgram();
+  if (state.rewrite) playground.chooseRewrite(state.rewrite);
+  playground.chooseSite(state.site);
+}
+
+const share = /** @type {HTMLButtonElement} */ (byId('share'));
+share.addEventListener('click', async () => {
+  const state = currentState();
+  saveLocal(state);
+  history.replaceState(null, '', await encodeState(state));
+  share.dataset.link = location.href;
+  share.textContent = 'Link copied';
+  setTimeout(() => (share.textContent = 'Share'), 2000);
+  await navigator.clipboard?.writeText(location.href).catch(() => {});
+});
+for (const input of [els.source, els.needle, els.predicate]) input.addEventListener('input', rememberState);
+for (const select of [els.mode, els.example, byId('rewrite'), byId('site')]) {
+  select.addEventListener('change', rememberState);
+}
+for (const id of ['site-prev', 'site-next', 'sites-view', 'use-contains']) {
+  byId(id).addEventListener('click', rememberState);
+}
+byId('sites-view').addEventListener('keydown', rememberState);
+
+const saved = (await decodeState(location.hash)) ?? loadLocal();
+if (saved) {
+  restoreState(saved);
+} else {
+  await loadExample(EXAMPLES[0].id);
+  playground.chooseRewrite('if-remover-1');
+}
 document.body.dataset.ready = 'true';

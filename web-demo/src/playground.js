@@ -165,6 +165,14 @@ export function createPlayground(engine, els) {
       els.rewrite.value = rewrite;
       refresh();
     },
+    /** The rewrite chosen and the index of the site selected. */
+    selection() {
+      return { rewrite: els.rewrite.value, site: selected };
+    },
+    /** @param {number} index selects the site, if there is one */
+    chooseSite(index) {
+      select(index);
+    },
   };
 }
 
