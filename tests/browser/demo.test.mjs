@@ -296,6 +296,36 @@ test('a broken or unsatisfied oracle is reported, and a fixed one runs', async (
   assert.ok(best.split('\n').length <= 3, best);
 });
 
+test('a click on a candidate in the log shows it and its verdict, rejected ones too', async () => {
+  await page.selectOption('#example', 'shapes');
+  await page.waitForFunction(() => document.querySelector('#source')?.value.includes('class Square'));
+  await page.selectOption('#oracle-mode', 'mocked');
+  await page.fill('#contains', "'Square' object");
+  await page.click('#use-contains');
+  await page.click('#tab-reduce');
+  await page.locator('#speed').fill('4');
+  await page.click('#play');
+  await page.waitForSelector('#panel-reduce[data-state="done"]', { timeout: 30_000 });
+
+  const rejected = page.locator('#log tr.rejected').first();
+  const n = await rejected.getAttribute('data-n');
+  await rejected.click();
+  await page.waitForSelector(`#panel-reduce[data-viewing="${n}"]`);
+  assert.match(
+    (await page.textContent('#best-caption')) ?? '',
+    new RegExp(`^Candidate #${n} .*, rejected: its change`),
+  );
+  assert.ok((await page.locator('#best .dl.add, #best .dl.del').count()) > 0, 'the change is marked');
+
+  const accepted = page.locator('#log tr.accepted').last();
+  await accepted.click();
+  assert.match((await page.textContent('#best-caption')) ?? '', /, kept: its change/);
+
+  await page.click('#back-to-best');
+  await page.waitForSelector('#panel-reduce:not([data-viewing])');
+  assert.ok((await bestText()).includes("'Square' object"));
+});
+
 test('a mocked predicate that never returns leaves the page responsive, and is reported', async () => {
   await page.selectOption('#example', 'shapes');
   await page.waitForFunction(() => document.querySelector('#source')?.value.includes('class Square'));

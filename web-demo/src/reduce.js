@@ -91,6 +91,18 @@ export function createReduction(els, inputs) {
   let notes = [];
   /** The texts the best program's view shows now. */
   let shown = { before: '', best: '' };
+  /** The best program from each accepted candidate on (n 0: the original). */
+  /** @type {{ n: number, source: string }[]} */
+  let bases = [];
+  /** The log's candidate the program view shows instead of the best, if any. */
+  /** @type {number | null} */
+  let viewing = null;
+  /** @type {{ id: number, show: (source: string) => void } | null} */
+  let pendingCandidate = null;
+  const backToBest = h('button', { type: 'button', class: 'small', id: 'back-to-best' }, [
+    'Show the best program',
+  ]);
+  backToBest.addEventListener('click', () => showBest());
   /** The message Python in the browser looks for in this run ('' with the mocked oracle). */
   let needle = '';
   els.copyResult.addEventListener('click', () => {
@@ -235,6 +247,18 @@ export function createReduction(els, inputs) {
     }
     if (msg.run !== run) return; // from a run that was replaced
     switch (msg.type) {
+      case 'candidate': {
+        const wanted = pendingCandidate;
+        if (wanted && wanted.id === msg.id) {
+          pendingCandidate = null;
+          if (msg.source === null) {
+            els.bestCaption.textContent = 'That candidate is no longer kept: only the latest 400 are.';
+          } else {
+            wanted.show(msg.source);
+          }
+        }
+        break;
+      }
       case 'result':
         showOutput(els.resultOutput, msg.result);
         els.copyResult.disabled = false;
@@ -244,6 +268,7 @@ export function createReduction(els, inputs) {
         if (msg.original) showOutput(els.originalOutput, msg.original);
         best = msg.best;
         before = msg.best;
+        bases = [{ n: 0, source: msg.best }];
         stats = msg.stats;
         notes = msg.warnings.map((/** @type {string} */ w) => `Warning: ${w}`);
         bytesSeries = [{ x: 0, y: msg.stats.bestBytes }];
@@ -286,6 +311,7 @@ export function createReduction(els, inputs) {
       if (ev.accepted && ev.source !== undefined) {
         before = best;
         best = ev.source;
+        bases.push({ n: ev.n, source: ev.source });
         bytesSeries.push({ x: ev.n, y: ev.bestBytes });
         linesSeries.push({ x: ev.n, y: ev.bestLines });
       }
@@ -315,13 +341,56 @@ export function createReduction(els, inputs) {
   /** @param {CandidateEvent} ev */
   function logRow(ev) {
     const rewrites = ev.rewrites.join(', ') + (ev.sites > 1 ? ` ×${ev.sites}` : '');
-    return h('tr', { class: ev.accepted ? 'accepted' : 'rejected' }, [
-      h('td', {}, [String(ev.n)]),
-      h('td', {}, [ev.phase]),
-      h('td', { class: 'rw' }, [rewrites || '—']),
-      h('td', { class: 'verdict' }, [ev.accepted ? '✓ kept' : ev.timedOut ? '⏱ timed out' : '✗ rejected']),
-      h('td', { class: 'num' }, [`${ev.bytes} B · ${ev.lines} L`]),
-    ]);
+    const row = h(
+      'tr',
+      { class: ev.accepted ? 'accepted' : 'rejected', tabindex: '0', 'data-n': String(ev.n) },
+      [
+        h('td', {}, [String(ev.n)]),
+        h('td', {}, [ev.phase]),
+        h('td', { class: 'rw' }, [rewrites || '—']),
+        h('td', { class: 'verdict' }, [ev.accepted ? '✓ kept' : ev.timedOut ? '⏱ timed out' : '✗ rejected']),
+        h('td', { class: 'num' }, [`${ev.bytes} B · ${ev.lines} L`]),
+      ],
+    );
+    const open = () => showCandidate(ev);
+    row.addEventListener('click', open);
+    row.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') open();
+    });
+    return row;
+  }
+
+  /**
+   * Shows a candidate of the log in the program view: its change against the best
+   * program it was made from, and its verdict.
+   * @param {CandidateEvent} ev
+   */
+  function showCandidate(ev) {
+    const base = [...bases].reverse().find((b) => b.n < ev.n)?.source ?? bases[0]?.source ?? '';
+    const verdict = ev.accepted ? 'kept' : ev.timedOut ? 'timed out' : 'rejected';
+    const say = (/** @type {string} */ source) => {
+      viewing = ev.n;
+      renderDiff(els.best, diffLines(base, source));
+      els.bestCaption.replaceChildren(
+        `Candidate #${ev.n} (${ev.phase}: ${ev.rewrites.join(', ') || '—'}), ${verdict}: its change against the best program then. `,
+        backToBest,
+      );
+      els.panel.dataset.viewing = String(ev.n);
+    };
+    if (ev.source !== undefined) {
+      say(ev.source);
+      return;
+    }
+    pendingCandidate = { id: ev.id, show: say };
+    worker.postMessage({ type: 'candidate', id: ev.id });
+  }
+
+  /** Back from a candidate to the best program. */
+  function showBest() {
+    viewing = null;
+    delete els.panel.dataset.viewing;
+    shown = { before: '', best: '' };
+    draw();
   }
 
   function queueDraw() {
@@ -339,7 +408,7 @@ export function createReduction(els, inputs) {
     renderChart(els.chart, layoutChart({ bytes: bytesSeries, lines: linesSeries, tried, frame }));
     renderStats();
     // Redrawn only when it changed: a program of thousands of lines is a large DOM.
-    if (best !== '' && (shown.before !== before || shown.best !== best)) {
+    if (viewing === null && best !== '' && (shown.before !== before || shown.best !== best)) {
       shown = { before, best };
       renderDiff(els.best, diffLines(before, best), () => {
         const change = els.best.querySelector('.add, .del');
@@ -393,6 +462,10 @@ export function createReduction(els, inputs) {
     els.log.replaceChildren();
     els.best.replaceChildren();
     shown = { before: '', best: '' };
+    bases = [];
+    viewing = null;
+    pendingCandidate = null;
+    delete els.panel.dataset.viewing;
     els.outputs.hidden = true;
     els.originalOutput.textContent = '';
     els.resultOutput.textContent = '';

@@ -6,6 +6,8 @@
 // candidate's output by the CLI's rules.
 //
 // Messages in:  engine { module } (first: the engine, compiled by the page)
+//               · candidate { id } (a rejected candidate's text, for the log: answered
+//                 with candidate { run, id, source | null })
 //               · start { run, source, oracle: { mode: 'mocked', predicate } | { mode: 'python', needle } }
 //               · play · pause · step · speed { delay } · stop
 // Messages out: ready · python { pyodide, python } · started { run, stats, warnings, best, original? }
@@ -44,6 +46,29 @@ const encoder = new TextEncoder();
 
 /** @type {Scheduler | null} */
 let reducer = null;
+/**
+ * The latest rejected candidates' texts, by id, for the page's log (an accepted one's
+ * text goes with its event): at most RECENT of them and RECENT_BYTES in all.
+ * @type {Map<number, string>}
+ */
+const recent = new Map();
+let recentBytes = 0;
+const RECENT = 400;
+const RECENT_BYTES = 32 * 1024 * 1024;
+
+/**
+ * @param {number} id
+ * @param {string} source
+ */
+function remember(id, source) {
+  recent.set(id, source);
+  recentBytes += source.length;
+  while (recent.size > RECENT || recentBytes > RECENT_BYTES) {
+    const [oldest, text] = /** @type {[number, string]} */ (recent.entries().next().value);
+    recent.delete(oldest);
+    recentBytes -= text.length;
+  }
+}
 /** @type {((source: string) => boolean) | null} */
 let predicate = null;
 /** Python in the browser, started on first use and kept for later runs. */
@@ -103,6 +128,9 @@ self.onmessage = async (event) => {
       break;
     case 'speed':
       delay = Math.max(0, Number(msg.delay) || 0);
+      break;
+    case 'candidate':
+      post({ type: 'candidate', run, id: msg.id, source: recent.get(msg.id) ?? null });
       break;
     case 'stop':
       halt();
@@ -317,6 +345,7 @@ function report(r, candidate, verdict, timedOut = false) {
     if (action.kind !== 'report') continue;
     tried++;
     const accepted = action.accepted !== undefined;
+    if (!accepted) remember(candidate.id, candidate.source);
     const stats = r.stats();
     events.push({
       n: tried,
@@ -405,6 +434,8 @@ function halt() {
 }
 
 function free() {
+  recent.clear();
+  recentBytes = 0;
   reducer?.free();
   reducer = null;
   predicate = null;
