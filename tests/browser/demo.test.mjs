@@ -326,6 +326,34 @@ test('a click on a candidate in the log shows it and its verdict, rejected ones 
   assert.ok((await bestText()).includes("'Square' object"));
 });
 
+test('on a phone the controls are reachable at once, and every target is at least 44 px', async () => {
+  await page.click('#tab-reduce');
+  await page.setViewportSize(PHONE);
+  try {
+    await noHorizontalScroll();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const play = await page.$eval('#play', (el) => {
+      const box = el.getBoundingClientRect();
+      return { top: box.top, bottom: box.bottom, height: window.innerHeight };
+    });
+    assert.ok(
+      play.top >= 0 && play.bottom <= play.height,
+      `Play is at ${play.top}-${play.bottom} of ${play.height}`,
+    );
+    const small = await page.$$eval('button, select, input[type="text"]', (els) =>
+      els
+        .filter((el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden')
+        .map((el) => ({ id: el.id || el.textContent?.trim().slice(0, 20), box: el.getBoundingClientRect() }))
+        .filter(({ box }) => box.height < 44 || box.width < 44)
+        .map(({ id, box }) => `${id}: ${Math.round(box.width)}×${Math.round(box.height)}`),
+    );
+    assert.deepEqual(small, []);
+    await screenshot('phone-controls');
+  } finally {
+    await page.setViewportSize(DESKTOP);
+  }
+});
+
 test('a mocked predicate that never returns leaves the page responsive, and is reported', async () => {
   await page.selectOption('#example', 'shapes');
   await page.waitForFunction(() => document.querySelector('#source')?.value.includes('class Square'));
