@@ -12,16 +12,22 @@ from pathlib import Path
 REFERENCE_VERSION = "0.1.15"
 
 
-def prepare(cache: Path, log=print) -> dict:
-    """Returns the paths the tools need: `python` (the venv's interpreter), `bin`
-    (the venv's bin folder, put first on PATH so `python3` is that interpreter) and
-    `reference` (the folder to put on PYTHONPATH for `import tilelang.autodd`)."""
+def _venv(cache: Path, name: str, log):
+    """cache/name, a venv made on first use: its folder and its python3."""
     cache.mkdir(parents=True, exist_ok=True)
-    env_dir = cache / "venv"
+    env_dir = cache / name
     python = env_dir / "bin" / "python3"
     if not python.exists():
         log(f"setup: creating {env_dir}")
         venv.EnvBuilder(with_pip=True, symlinks=True).create(env_dir)
+    return env_dir, python
+
+
+def prepare(cache: Path, log=print) -> dict:
+    """Returns the paths the tools need: `python` (the venv's interpreter), `bin`
+    (the venv's bin folder, put first on PATH so `python3` is that interpreter) and
+    `reference` (the folder to put on PYTHONPATH for `import tilelang.autodd`)."""
+    env_dir, python = _venv(cache, "venv", log)
     if subprocess.run([python, "-c", "import typing_extensions"], capture_output=True).returncode:
         log("setup: installing typing_extensions")
         subprocess.run([python, "-m", "pip", "install", "-q", "typing_extensions"], check=True)
@@ -55,12 +61,7 @@ def prepare_tilelang(cache: Path, log=print) -> dict:
     made by the tests: only bench/tilelang asks for it. Returns its `python` and
     `bin`, and `reference`: an empty folder, for PYTHONPATH (the installed tilelang,
     not the extracted module, must be found)."""
-    cache.mkdir(parents=True, exist_ok=True)
-    env_dir = cache / "tilelang-venv"
-    python = env_dir / "bin" / "python3"
-    if not python.exists():
-        log(f"setup: creating {env_dir}")
-        venv.EnvBuilder(with_pip=True, symlinks=True).create(env_dir)
+    env_dir, python = _venv(cache, "tilelang-venv", log)
     probe = [python, "-c", f"import tilelang; assert tilelang.__version__ == {REFERENCE_VERSION!r}"]
     if subprocess.run(probe, capture_output=True).returncode:
         wheels = glob.glob(str(cache / f"tilelang-{REFERENCE_VERSION}-*.whl"))

@@ -10,7 +10,8 @@ import { PYTHON_DIR } from './python.js';
 
 /**
  * The engine's syntax error `err` on `source`, explained by `python`; `err` itself when
- * `python` cannot say (it does not run, or answers nothing readable).
+ * `python` cannot say (it does not run, or answers nothing readable). The code stays
+ * the engine's: the same error, in better words.
  * @param {AutoddError} err
  * @param {string} source
  * @param {string} python
@@ -35,20 +36,20 @@ export function explainSyntaxError(err, source, python) {
   const name = `${path.basename(python)} (Python ${answer.version})`;
   if (answer.accepted === false) {
     return new AutoddError(
-      'syntax-error',
+      err.code,
       `syntax error at line ${answer.line}, column ${answer.column}: ${answer.error} (${name} refuses it too)`,
       { line: answer.line, column: answer.column },
     );
   }
   if (answer.construct === null) {
     return new AutoddError(
-      'syntax-error',
+      err.code,
       `${err.message}; ${name} accepts the program but autodd's parser (Python 3.11's grammar) does not: please report it`,
       { line, column },
     );
   }
   return new AutoddError(
-    'syntax-error',
+    err.code,
     `line ${answer.line}, column ${answer.column}: ${answer.construct} (PEP ${answer.pep}, Python ${answer.since}) ` +
       `is valid for ${name}, but autodd's parser reads Python 3.11's grammar: ${answer.hint}`,
     { line: answer.line, column: answer.column },

@@ -158,22 +158,14 @@ function start(newRun, source, body) {
     post({ type: 'error', run, where: 'oracle', message: message(e) });
     return;
   }
-  /** @type {string[]} */
-  let warnings;
-  try {
-    const parsed = new Reducer(source);
-    warnings = parsed.warnings();
-    reducer = new Scheduler(parsed, { jobs: 1 });
-    parsed.free();
-  } catch (e) {
-    post({ type: 'error', run, where: 'program', ...engineError(e) });
-    return;
-  }
+  const warnings = open(source);
+  if (!warnings || !reducer) return;
+  const opened = reducer;
   // Like the CLI, refuse a predicate that the original program does not satisfy:
   // the reduction would have nothing to keep.
   let interesting = false;
   try {
-    interesting = predicate(reducer.best());
+    interesting = predicate(opened.best());
   } catch (e) {
     post({ type: 'error', run, where: 'oracle', message: message(e) });
     free();
@@ -189,7 +181,7 @@ function start(newRun, source, body) {
     free();
     return;
   }
-  post({ type: 'started', run, stats: reducer.stats(), warnings, best: reducer.best() });
+  post({ type: 'started', run, stats: opened.stats(), warnings, best: opened.best() });
 }
 
 /**
@@ -214,17 +206,9 @@ async function startPython(newRun, source, needle) {
     });
     return;
   }
-  /** @type {string[]} */
-  let warnings;
-  try {
-    const parsed = new Reducer(source);
-    warnings = parsed.warnings();
-    reducer = new Scheduler(parsed, { jobs: 1 });
-    parsed.free();
-  } catch (e) {
-    post({ type: 'error', run, where: 'program', ...engineError(e) });
-    return;
-  }
+  let warnings = open(source);
+  if (!warnings || !reducer) return;
+  const opened = reducer;
   const mine = run;
   let original;
   preparing = true;
@@ -232,7 +216,7 @@ async function startPython(newRun, source, needle) {
   try {
     await python.start();
     post({ type: 'python', ...python.versions });
-    original = await python.run(reducer.best(), needle, ORIGINAL_LIMIT_MS);
+    original = await python.run(opened.best(), needle, ORIGINAL_LIMIT_MS);
   } catch (e) {
     if (run === mine) {
       post({ type: 'error', run, where: 'oracle', message: message(e) });
@@ -274,6 +258,25 @@ async function startPython(newRun, source, needle) {
   // Play or Step arrived while Python loaded.
   if (running) schedule(0);
   else if (stepWhenReady) flush(await runPython(1, Infinity));
+}
+
+/**
+ * Parses `source` into a new scheduler (`reducer`): the engine's warnings, or null
+ * when it does not parse (reported).
+ * @param {string} source
+ * @returns {string[] | null}
+ */
+function open(source) {
+  try {
+    const parsed = new Reducer(source);
+    const warnings = parsed.warnings();
+    reducer = new Scheduler(parsed, { jobs: 1 });
+    parsed.free();
+    return warnings;
+  } catch (e) {
+    post({ type: 'error', run, where: 'program', ...engineError(e) });
+    return null;
+  }
 }
 
 /** Runs one batch, posts it, and schedules the next while playing. */
