@@ -1,13 +1,13 @@
 class DSLError(Exception):
     pass
 def _check_dim(op, dim):
-    raise DSLError(f'T.{op} {dim} shape check failed:  ')
+    raise DSLError(f'T.{op} {dim} shape check failed: ')
 class T:
-    def gemm(a):
+    def gemm():
         _check_dim('gemm', 'K')
 def matmul():
     def main():
-        T.gemm(())
+        T.gemm()
     return main, ()
 kernel, args = matmul()
 kernel()
