@@ -199,7 +199,7 @@ export async function writeAtomic(file, text) {
 }
 
 /** @param {unknown} err */
-function describeFsError(err) {
+export function describeFsError(err) {
   switch (/** @type {NodeJS.ErrnoException} */ (err).code) {
     case 'ENOENT':
       return 'no such file or directory';

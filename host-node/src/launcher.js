@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { AutoddError } from './errors.js';
-import { PYTHON_DIR } from './python.js';
+import { describeFsError } from './files.js';
+import { inside, PYTHON_DIR } from './python.js';
 
 /**
  * The code a remote `python3 -c` runs: python/autodd_boot.py, as one line of only
@@ -237,18 +238,17 @@ export function shippedRun(paths, home) {
    * @param {Set<string>} above the folders it is in, symlinks resolved (a loop ends there)
    */
   const add = (place, given, above) => {
-    const relative = path.relative(home, place);
-    if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+    if (!inside(place, home)) {
       throw new AutoddError(
         'usage',
         `--ship ${given} is outside the program's folder ${home}, which the other side's copy mirrors`,
       );
     }
-    const real = fs.realpathSync(place);
-    const stat = fs.statSync(real);
+    const real = readable(given, () => fs.realpathSync(place));
+    const stat = readable(given, () => fs.statSync(real));
     if (stat.isDirectory()) {
       if (above.has(real)) return;
-      for (const name of fs.readdirSync(real).sort()) {
+      for (const name of readable(given, () => fs.readdirSync(real)).sort()) {
         if (name !== '__pycache__')
           add(path.join(place, name), path.join(given, name), new Set([...above, real]));
       }
@@ -260,7 +260,9 @@ export function shippedRun(paths, home) {
           `--ship: more than ${SHIP_LIMIT / 1024 / 1024} MiB to send at every worker's start; ship less, or keep the files where both sides see them`,
         );
       }
-      files[relative.split(path.sep).join('/')] = fs.readFileSync(real).toString('base64');
+      files[path.relative(home, place).split(path.sep).join('/')] = readable(given, () =>
+        fs.readFileSync(real),
+      ).toString('base64');
     }
   };
   for (const given of paths) {
@@ -275,4 +277,20 @@ export function shippedRun(paths, home) {
     add(place, given, new Set());
   }
   return files;
+}
+
+/**
+ * What `read` returns; a file system error becomes one line naming the `--ship` path
+ * (a dangling symlink in a shipped folder, a file that may not be read).
+ * @template T
+ * @param {string} given
+ * @param {() => T} read
+ * @returns {T}
+ */
+function readable(given, read) {
+  try {
+    return read();
+  } catch (err) {
+    throw new AutoddError('bad-input', `--ship ${given}: cannot read it: ${describeFsError(err)}`);
+  }
 }

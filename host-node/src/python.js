@@ -452,7 +452,7 @@ process.on('exit', () => {
  * A path with its symlinks resolved (itself if it does not exist).
  * @param {string} p
  */
-function realpath(p) {
+export function realpath(p) {
   try {
     return fs.realpathSync(p);
   } catch {
@@ -465,9 +465,9 @@ function realpath(p) {
  * @param {string} dir
  * @param {string} parent
  */
-function inside(dir, parent) {
+export function inside(dir, parent) {
   const rel = path.relative(parent, dir);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  return rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
 }
 
 /** @param {(string | undefined)[]} dirs */

@@ -10,6 +10,7 @@ import { jobDevices, parseGpus } from './devices.js';
 import { Launcher, shippedRun } from './launcher.js';
 import { AutoddError } from './errors.js';
 import { checkOutput, readSource } from './files.js';
+import { realpath } from './python.js';
 import { checkJobs } from './reduce.js';
 
 /** @typedef {import('../index.js').ReducePythonOptions} PythonReduceOptions */
@@ -65,7 +66,7 @@ export function settingsOf(options) {
   const gpus = options.gpus === undefined ? null : parseGpus(options.gpus, options.env);
   /** Each job's device (`gpus`), or null. */
   const devices = gpus && jobDevices(gpus, jobs);
-  const launcher = launcherOf(options, backendName);
+  const launcher = launcherOf(options);
   if (backendName === 'subproc' && options.memoryLimit !== undefined && options.memoryLimit !== false) {
     throw new AutoddError('usage', 'the memory limit needs the runner backend');
   }
@@ -100,9 +101,8 @@ export function settingsOf(options) {
 /**
  * The launcher that starts the workers elsewhere (`launcher`, `hosts`), if any.
  * @param {PythonReduceOptions} options
- * @param {string} backendName
  */
-function launcherOf(options, backendName) {
+function launcherOf(options) {
   if (options.launcher === undefined) {
     if (options.hosts !== undefined) throw new AutoddError('usage', '--hosts needs --launcher');
     if (options.ship?.length) {
@@ -122,7 +122,8 @@ function launcherOf(options, backendName) {
   // Where the program looks for its files: its own folder (sys.path[0], and most
   // programs open data relative to it or to the current folder, which is the same
   // folder on the other side).
-  const home = options.file !== undefined ? path.dirname(resolved(options.file)) : process.cwd();
+  const home =
+    options.file !== undefined ? path.dirname(realpath(path.resolve(options.file))) : process.cwd();
   return new Launcher({
     template: options.launcher,
     hosts,
@@ -168,17 +169,4 @@ function memoryAllowance(option, jobs, errMsg) {
     );
   }
   return Math.round(option * MIB);
-}
-
-/**
- * `file`'s absolute path with its symlinks resolved (as given if it cannot be: reading
- * it reports that).
- * @param {string} file
- */
-function resolved(file) {
-  try {
-    return fs.realpathSync(path.resolve(file));
-  } catch {
-    return path.resolve(file);
-  }
 }

@@ -63,6 +63,8 @@ describe('--launcher: the template', () => {
     fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
     const outside = path.join(tempDir(), 'elsewhere.py');
     fs.writeFileSync(outside, 'pass\n');
+    fs.mkdirSync(path.join(dir, 'data'));
+    fs.symlinkSync(path.join(dir, 'gone.csv'), path.join(dir, 'data', 'table.csv'));
     /** @type {[string[], RegExp][]} */
     const misuses = [
       [['--launcher', 'ssh {host}'], /--launcher has \{host\}: name the hosts with --hosts/],
@@ -72,6 +74,7 @@ describe('--launcher: the template', () => {
       [['--ship', 'prog.py'], /--ship needs --launcher/],
       [['--launcher', 'env', '--ship', 'nothing.py'], /--ship nothing\.py: no such file or folder/],
       [['--launcher', 'env', '--ship', outside], /--ship .* is outside the program's folder/],
+      [['--launcher', 'env', '--ship', 'data'], /--ship data\/table\.csv: cannot read it: no such file/],
     ];
     for (const [args, message] of misuses) {
       const run = await runCli(['prog.py', '--err-msg', MSG, '-o', 'out.py', ...args], { cwd: dir });
