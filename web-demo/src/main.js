@@ -41,6 +41,12 @@ const els = {
 /** The example menu's entry for a program typed or pasted in. */
 const CUSTOM = 'custom';
 
+/** The program is the user's own now: the example's name and hint no longer hold. */
+function markCustom() {
+  els.example.value = CUSTOM;
+  els.failure.textContent = '';
+}
+
 /** The engine, compiled (web-demo/pkg/, in the sources and in the bundle alike). */
 /** @type {WebAssembly.Module} */
 let engineModule;
@@ -63,11 +69,7 @@ try {
 
 const editor = createEditor(els.source, els.gutter, () => {
   reduction.invalidate();
-  // An edited program is the user's own: the example's name and hint no longer hold.
-  if (els.example.value !== CUSTOM) {
-    els.example.value = CUSTOM;
-    els.failure.textContent = '';
-  }
+  markCustom();
   debounce('program', updateProgram);
 });
 
@@ -295,8 +297,7 @@ byId('edit-best').addEventListener('click', () => {
   const best = reduction.best();
   if (best === '') return;
   editor.setText(best);
-  els.example.value = CUSTOM;
-  els.failure.textContent = '';
+  markCustom();
   reduction.clear();
   updateProgram();
   els.source.focus();
@@ -387,21 +388,23 @@ function currentState() {
   };
 }
 
-/** Writes the state into the link and local storage (after edits settle). */
+/** Writes the state into local storage and the link, which Share shows. */
+async function writeState() {
+  const state = currentState();
+  saveLocal(state);
+  history.replaceState(null, '', await encodeState(state));
+  share.dataset.link = location.href;
+}
+
+/** writeState, once edits settle. */
 function rememberState() {
-  debounce('state', async () => {
-    const state = currentState();
-    saveLocal(state);
-    history.replaceState(null, '', await encodeState(state));
-    share.dataset.link = location.href;
-  });
+  debounce('state', writeState);
 }
 
 /** @param {import('./share.js').PageState} state */
 function restoreState(state) {
   editor.setText(state.program);
-  els.example.value = CUSTOM;
-  els.failure.textContent = '';
+  markCustom();
   els.mode.value = state.mode;
   els.needle.value = state.needle;
   els.predicate.value = state.predicate;
@@ -412,10 +415,7 @@ function restoreState(state) {
 
 const share = /** @type {HTMLButtonElement} */ (byId('share'));
 share.addEventListener('click', async () => {
-  const state = currentState();
-  saveLocal(state);
-  history.replaceState(null, '', await encodeState(state));
-  share.dataset.link = location.href;
+  await writeState();
   share.textContent = 'Link copied';
   setTimeout(() => (share.textContent = 'Share'), 2000);
   await navigator.clipboard?.writeText(location.href).catch(() => {});

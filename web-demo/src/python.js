@@ -88,7 +88,9 @@ self.onmessage = async (event) => {
     }
   } else if (msg.type === 'run') {
     const started = performance.now();
-    const result = run(msg.source, msg.needle).toJs({ dict_converter: Object.fromEntries });
+    const answer = run(msg.source, msg.needle);
+    const result = answer.toJs({ dict_converter: Object.fromEntries });
+    answer.destroy(); // a Python dict each run: not left to the garbage collector
     self.postMessage({ type: 'done', id: msg.id, ...result, ms: performance.now() - started });
   }
 };
