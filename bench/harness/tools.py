@@ -4,6 +4,7 @@ what it left: the output file, its oracle-run count and (autodd) its report."""
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -91,6 +92,9 @@ def run_tool(tool: Tool, source: Path, msg: str, workdir: Path, budget: float, t
         (workdir / stale).unlink(missing_ok=True)
     argv = command(tool, source, msg, workdir, timeout, paths)
     log = open(workdir / "log.txt", "wb")
+    # CPU seconds of the tool and every process it waited for: unlike wall time, it
+    # does not grow when other work shares the machine (long peer runs may).
+    cpu_before = _children_cpu()
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=workdir, env=tool_env(paths), stdin=subprocess.DEVNULL,
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -111,7 +115,7 @@ def run_tool(tool: Tool, source: Path, msg: str, workdir: Path, budget: float, t
     log.close()
 
     result = {"exit": proc.returncode, "over_budget": over_budget, "wall_s": round(wall, 3),
-              "output": None, "runs": None}
+              "cpu_s": round(_children_cpu() - cpu_before, 3), "output": None, "runs": None}
     if tool.family == "autodd":
         # Others may commit to host-node/ or crates/ during a long run: say which
         # version each run used.
@@ -151,6 +155,11 @@ def run_tool(tool: Tool, source: Path, msg: str, workdir: Path, budget: float, t
     if not out.exists() or proc.returncode not in (0, 130, -signal.SIGTERM, -signal.SIGKILL):
         result["log_tail"] = (workdir / "log.txt").read_text(errors="replace")[-1500:]
     return result
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _signal_group(pid: int, sig: int) -> None:
