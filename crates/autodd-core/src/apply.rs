@@ -4,8 +4,8 @@
 use crate::hash::{FastMap, FastSet};
 use crate::parse::ast::{self, Expr, Stmt};
 use crate::rewrites::calls::{
-    forward_names, forwardable, inlinable, inlinable_assign, inline_calls, remove_call_args,
-    ParamTarget,
+    forward_names, forwardable, inlinable, inlinable_assign, inline_calls, inline_returns,
+    remove_call_args, returning_def, ParamTarget,
 };
 use crate::rewrites::{expressions, functions, lists, make, statements, strings, Rewrite, Shape};
 use crate::sites::{Site, SiteMap};
@@ -23,6 +23,10 @@ pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
     let mut inlines = applier.inlines;
     if !inlines.is_empty() {
         inline_calls(body, &mut inlines);
+    }
+    let returns = applier.returns;
+    if !returns.is_empty() {
+        inline_returns(body, &returns);
     }
     let forwards = applier.forwards;
     if !forwards.is_empty() {
@@ -46,7 +50,10 @@ pub fn apply_sites_to_statements(
         applier.body(body);
     }
     debug_assert!(
-        applier.call_args.is_empty() && applier.inlines.is_empty() && applier.forwards.is_empty(),
+        applier.call_args.is_empty()
+            && applier.inlines.is_empty()
+            && applier.returns.is_empty()
+            && applier.forwards.is_empty(),
         "a rewrite that reaches other statements was applied to one statement"
     );
 }
@@ -68,6 +75,8 @@ struct Applier<'a> {
     call_args: Vec<ParamTarget>,
     /// Bodies of removed `def`s, for their call statements (`def-to-body`).
     inlines: Vec<(String, Vec<Stmt>)>,
+    /// Removed `def`s that return one value, for their one call (`def-to-expr`).
+    returns: Vec<(String, Stmt)>,
     /// Removed classes and their bases, for the names that read them (`class-to-base`).
     forwards: Vec<(String, Expr)>,
     /// For each compound statement a chosen `hoist-stmt` replaces, the statement that
@@ -106,6 +115,7 @@ impl<'a> Applier<'a> {
             map,
             call_args: Vec::new(),
             inlines: Vec::new(),
+            returns: Vec::new(),
             forwards: Vec::new(),
             hoists,
             hoisted: FastMap::default(),
@@ -192,6 +202,13 @@ impl VisitorMut for Applier<'_> {
                     }
                     body.push(make::pass());
                 }
+                Some(Rewrite::DefToExpr) => {
+                    self.skip(id);
+                    if let Some((name, _, _)) = returning_def(&stmt) {
+                        self.returns.push((name.to_string(), stmt));
+                    }
+                    body.push(make::pass());
+                }
                 Some(Rewrite::AssignInline | Rewrite::ClassToBase) => {
                     // `name = value` or `class name(base): pass`: reads of `name` get
                     // the value or the base.
@@ -251,6 +268,11 @@ impl VisitorMut for Applier<'_> {
             _ => {
                 self.next += 1;
                 walk::walk_expr(self, expr);
+                if let Expr::BoolOp(b) = expr {
+                    if b.values.len() == 1 {
+                        *expr = b.values.pop().expect("one operand");
+                    }
+                }
                 if let Expr::Constant(ast::ExprConstant { value, .. }) = expr {
                     // The string's parts, then its runs of characters, are its
                     // children (see `strings.rs`).

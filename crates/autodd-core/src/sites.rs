@@ -108,9 +108,10 @@ const EXPR_REWRITES: [Rewrite; 9] = [
 ];
 
 /// The rewrites whose sites depend on the module's calls and name uses.
-const NEED_CALLS: [Rewrite; 4] = [
+const NEED_CALLS: [Rewrite; 5] = [
     Rewrite::ParamWithArgsRemover,
     Rewrite::DefToBody,
+    Rewrite::DefToExpr,
     Rewrite::ClassToBase,
     Rewrite::AssignInline,
 ];
@@ -151,6 +152,8 @@ pub fn find_sites(
             .contains(Rewrite::RemoveWithUses)
             .then(UseIndex::default),
         items: Vec::new(),
+        no_const: Vec::new(),
+        in_pattern: 0,
     };
     finder.body(&mut scratch);
     let mut map = finder.map;
@@ -203,6 +206,11 @@ struct Finder {
     /// The items of list, tuple and set displays and the dict entries enclosing the
     /// current node, innermost last: where a read of a removed name is removed.
     items: Vec<u32>,
+    /// Expressions being visited whose children listed here must not become `0`
+    /// (see [`expressions::constant_replaceable`]).
+    no_const: Vec<*const Expr>,
+    /// How many `case` patterns enclose the current node: their values stay.
+    in_pattern: u32,
 }
 
 /// Where a `return` or `raise` could be hoisted to (see `hoist-stmt`).
@@ -271,6 +279,10 @@ impl VisitorMut for Finder {
             }
             if calls::inlinable(stmt).is_some_and(|name| self.calls.one_bare_call(name)) {
                 self.offer(open.id, Rewrite::DefToBody);
+            }
+            let returning = calls::returning_def(stmt).filter(|_| self.class.is_none());
+            if returning.is_some_and(|(name, args, _)| self.calls.one_call(name, args)) {
+                self.offer(open.id, Rewrite::DefToExpr);
             }
             if calls::forwardable(stmt).is_some_and(|(name, _)| {
                 self.calls.unfrozen_reads(name) && !self.keep_classes.iter().any(|k| k == name)
@@ -357,6 +369,12 @@ impl VisitorMut for Finder {
                     self.expr(value);
                 }
             }
+            // `stmt-remover` removes what `0` would replace.
+            Stmt::Expr(s) => {
+                self.no_const.push(&*s.value);
+                self.expr(&mut s.value);
+                self.no_const.pop();
+            }
             _ => walk::walk_stmt(self, stmt),
         }
         self.class = outer_class;
@@ -382,6 +400,11 @@ impl VisitorMut for Finder {
         let list = self.list_ctx.take();
         let rhs = std::mem::take(&mut self.rhs);
         let optional = std::mem::take(&mut self.optional);
+        let to_const = !rhs
+            && self.in_pattern == 0
+            && !matches!(list, Some((ListKind::Decorators | ListKind::Bases, _)))
+            && !self.no_const.contains(&(&*expr as *const Expr))
+            && expressions::constant_replaceable(expr);
         let open = self.enter(expr.range());
         let frozen_here = freeze::is_freeze_call(expr);
         if frozen_here {
@@ -406,6 +429,9 @@ impl VisitorMut for Finder {
                 if expressions::matches(r, expr) {
                     self.offer(open.id, r);
                 }
+            }
+            if to_const {
+                self.offer(open.id, Rewrite::ExprToConst);
             }
         }
         let own = self.map.sites.len() - open.first_site;
@@ -433,7 +459,28 @@ impl VisitorMut for Finder {
                 _ => {}
             }
         }
+        let blocked = self.no_const.len();
+        match &*expr {
+            Expr::Call(c) => self.no_const.push(&*c.func),
+            Expr::Attribute(a) => self.no_const.push(&*a.value),
+            Expr::Subscript(a) => self.no_const.push(&*a.value),
+            // `0 is None` compiles with a SyntaxWarning.
+            Expr::Compare(c)
+                if c.ops
+                    .iter()
+                    .any(|op| matches!(op, ast::CmpOp::Is | ast::CmpOp::IsNot)) =>
+            {
+                self.no_const.push(&*c.left);
+                self.no_const
+                    .extend(c.comparators.iter().map(|e| e as *const Expr));
+            }
+            Expr::FormattedValue(f) => self
+                .no_const
+                .extend(f.format_spec.as_deref().map(|e| e as *const Expr)),
+            _ => {}
+        }
         walk::walk_expr(self, expr);
+        self.no_const.truncate(blocked);
         if let Expr::Constant(ast::ExprConstant { value, range, .. }) = &*expr {
             // Each part of the string, then each run of its characters, is a child
             // node with a site of its own.
@@ -541,7 +588,13 @@ impl VisitorMut for Finder {
                 self.offer(open.id, Rewrite::CaseRemover);
             }
             let own = self.map.sites.len() - open.first_site;
-            walk::walk_case(self, case);
+            self.in_pattern += 1;
+            walk::walk_pattern(self, &mut case.pattern);
+            self.in_pattern -= 1;
+            if let Some(guard) = case.guard.as_deref_mut() {
+                self.expr(guard);
+            }
+            self.body(&mut case.body);
             self.exit(open, own, false);
         }
     }

@@ -23,7 +23,7 @@ pub enum ListKind {
     ComprehensionIfs,
     /// Targets of `a = b = value` (at least one stays).
     AssignTargets,
-    /// Operands of `and`/`or` (at least two stay).
+    /// Operands of `and`/`or` (at least one stays, and stands alone).
     BoolOperands,
     /// Targets of `del` (at least one stays).
     DeleteTargets,
@@ -151,9 +151,13 @@ fn with_items<V: VisitorMut + ?Sized>(v: &mut V, items: &mut [ast::WithItem]) {
     }
 }
 
-fn handlers<V: VisitorMut + ?Sized>(v: &mut V, handlers: &mut [ast::ExceptHandler]) {
-    for ast::ExceptHandler::ExceptHandler(h) in handlers {
-        opt(v, &mut h.type_);
+/// `star`: the handlers of `except*`, which always name a type.
+fn handlers<V: VisitorMut + ?Sized>(v: &mut V, handlers: &mut [ast::ExceptHandler], star: bool) {
+    let last = handlers.len().saturating_sub(1);
+    for (i, ast::ExceptHandler::ExceptHandler(h)) in handlers.iter_mut().enumerate() {
+        // A bare `except:` must be the last handler and binds no name.
+        let removable = !star && i == last && h.name.is_none();
+        v.optional(&mut h.type_, removable);
         v.body(&mut h.body);
     }
 }
@@ -241,13 +245,13 @@ pub fn walk_stmt<V: VisitorMut + ?Sized>(v: &mut V, stmt: &mut Stmt) {
         }
         Stmt::Try(s) => {
             v.body(&mut s.body);
-            handlers(v, &mut s.handlers);
+            handlers(v, &mut s.handlers, false);
             v.body(&mut s.orelse);
             v.body(&mut s.finalbody);
         }
         Stmt::TryStar(s) => {
             v.body(&mut s.body);
-            handlers(v, &mut s.handlers);
+            handlers(v, &mut s.handlers, true);
             v.body(&mut s.orelse);
             v.body(&mut s.finalbody);
         }

@@ -38,6 +38,8 @@ pub struct ParamTarget {
 struct CallShape {
     positional: usize,
     keywords: Vec<String>,
+    /// Whether it passes `*iterable` or `**mapping`.
+    spread: bool,
     frozen: bool,
 }
 
@@ -139,6 +141,8 @@ impl VisitorMut for Collector {
                         .iter()
                         .filter_map(|k| k.arg.as_ref().map(|a| a.to_string()))
                         .collect(),
+                    spread: positional(&call.args) < call.args.len()
+                        || call.keywords.iter().any(|k| k.arg.is_none()),
                     frozen: self.frozen > 0,
                 };
                 self.index.calls.entry(callee).or_default().push(shape);
@@ -312,6 +316,111 @@ impl VisitorMut for Inliner<'_> {
                     body.push(stmt);
                 }
             }
+        }
+    }
+}
+
+/// `def-to-expr`: a `def` whose body is one `return value`, without decorators, `*`
+/// or keyword-only parameters, that one call reads, `name(…)`, is removed and that
+/// call becomes `value` with each parameter read replaced by what the call passes for
+/// it (or its default): `Scheduler(make_pipeline())` becomes `Scheduler([…])`.
+/// Returns the name, the parameters and the value.
+pub fn returning_def(stmt: &Stmt) -> Option<(&str, &ast::Arguments, &Expr)> {
+    let Stmt::FunctionDef(def) = stmt else {
+        return None;
+    };
+    let a = &def.args;
+    let simple = a.kwonlyargs.is_empty()
+        && a.vararg.is_none()
+        && a.kwarg.is_none()
+        && def.decorator_list.is_empty()
+        && def.type_params.is_empty();
+    match &def.body[..] {
+        [Stmt::Return(ast::StmtReturn {
+            value: Some(value), ..
+        })] if simple => Some((def.name.as_str(), &def.args, value)),
+        _ => None,
+    }
+}
+
+fn params(args: &ast::Arguments) -> impl Iterator<Item = &ast::ArgWithDefault> {
+    args.posonlyargs.iter().chain(&args.args)
+}
+
+impl CallIndex {
+    /// Whether the only read of `name` is one call, outside frozen code, that passes
+    /// each parameter of `args` at most once, by position or (not positional-only) by
+    /// keyword, or leaves it to its default, and `name` is bound by no name target.
+    pub fn one_call(&self, name: &str, args: &ast::Arguments) -> bool {
+        let once = self.reads.get(name) == Some(&1)
+            && !self.stores.contains_key(name)
+            && !self.frozen_reads.contains(name);
+        let Some([call]) = self
+            .calls
+            .get(&Callee::Name(name.to_string()))
+            .map(Vec::as_slice)
+        else {
+            return false;
+        };
+        let mut given = vec![false; args.posonlyargs.len() + args.args.len()];
+        if !once || call.spread || call.frozen || call.positional > given.len() {
+            return false;
+        }
+        given[..call.positional].fill(true);
+        for keyword in &call.keywords {
+            let at = args.args.iter().position(|p| p.def.arg.as_str() == keyword);
+            match at.map(|i| i + args.posonlyargs.len()) {
+                Some(i) if !given[i] => given[i] = true,
+                _ => return false,
+            }
+        }
+        params(args)
+            .zip(given)
+            .all(|(p, g)| g || p.default.is_some())
+    }
+}
+
+/// Replaces the one call of each `(name, def)` of `inlines` by the value the `def`
+/// returns, its parameters bound to the call's arguments (see [`returning_def`]).
+pub fn inline_returns(body: &mut Vec<Stmt>, inlines: &[(String, Stmt)]) {
+    let mut inliner = ReturnInliner { inlines };
+    inliner.body(body);
+}
+
+struct ReturnInliner<'a> {
+    inlines: &'a [(String, Stmt)],
+}
+
+impl VisitorMut for ReturnInliner<'_> {
+    fn expr(&mut self, expr: &mut Expr) {
+        walk::walk_expr(self, expr);
+        let Expr::Call(call) = &*expr else { return };
+        let Expr::Name(callee) = &*call.func else {
+            return;
+        };
+        let found = self.inlines.iter().find(|(n, _)| n == callee.id.as_str());
+        let Some((args, value)) =
+            found.and_then(|(_, def)| returning_def(def).map(|(_, a, v)| (a, v)))
+        else {
+            return;
+        };
+        let mut bound: Vec<(String, Expr)> = Vec::new();
+        for (i, p) in params(args).enumerate() {
+            let name = p.def.arg.as_str();
+            let passed = call.args.get(i).or_else(|| {
+                call.keywords
+                    .iter()
+                    .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name))
+                    .map(|k| &k.value)
+            });
+            if let Some(value) = passed.or(p.default.as_deref()) {
+                bound.push((name.to_string(), value.clone()));
+            }
+        }
+        let mut holder = vec![super::make::expr_stmt(value.clone())];
+        forward_names(&mut holder, &bound);
+        if let Some(Stmt::Expr(e)) = holder.pop() {
+            *expr = *e.value;
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Expression rewrites: `assign-rhs-1`, `call-fwd-arg1`, `binop-fwd-arg-left/right`,
 //! `int-reduce-2`, and autodd's `attribute-fwd` (`a.b` → `a`), `subscript-fwd`
 //! (`a[i]` → `a`), `ifexp-fwd-body/else` (`a if c else b` → `a` / `b`) and `unary-fwd`
-//! (`not x`, `-x`, `~x` → `x`).
+//! (`not x`, `-x`, `~x` → `x`) and `expr-to-const` (any value → `0`).
 
 use num_bigint::BigInt;
 use num_traits::One;
@@ -39,6 +39,25 @@ pub fn matches(rewrite: Rewrite, expr: &Expr) -> bool {
     }
 }
 
+/// Whether `expr-to-const` may replace `expr`, once the traversal has ruled out the
+/// places where `0` would be refused or only warned about (a call's callee, the value
+/// of `a.b` and `a[i]`, an operand of `is`, a pattern, an assignment's value, an
+/// expression statement, a decorator or base). Reads only: a target cannot become `0`.
+/// A one-letter name is as short as `0`.
+pub fn constant_replaceable(expr: &Expr) -> bool {
+    use ast::ExprContext::Load;
+    match expr {
+        Expr::Constant(_) | Expr::FormattedValue(_) => false,
+        Expr::Name(n) => n.ctx == Load && n.id.as_str().len() > 1,
+        Expr::Attribute(a) => a.ctx == Load,
+        Expr::Subscript(a) => a.ctx == Load,
+        Expr::Starred(a) => a.ctx == Load,
+        Expr::List(a) => a.ctx == Load,
+        Expr::Tuple(a) => a.ctx == Load && !a.elts.is_empty(),
+        _ => true,
+    }
+}
+
 fn is_int(expr: &Expr, value: &BigInt) -> bool {
     matches!(expr, Expr::Constant(ast::ExprConstant { value: ast::Constant::Int(v), .. }) if v == value)
 }
@@ -61,6 +80,7 @@ pub fn replace(rewrite: Rewrite, expr: Expr) -> Expr {
         (Rewrite::IfExpFwdBody, Expr::IfExp(e)) => *e.body,
         (Rewrite::IfExpFwdElse, Expr::IfExp(e)) => *e.orelse,
         (Rewrite::UnaryFwd, Expr::UnaryOp(u)) => *u.operand,
+        (Rewrite::ExprToConst, _) => make::int(0),
         (_, expr) => expr,
     }
 }

@@ -15,7 +15,8 @@ pub fn min_len(kind: ListKind, reference_only: bool) -> Option<usize> {
         _ if reference_only => None,
         ListKind::ComprehensionIfs | ListKind::DictItems | ListKind::FStringParts => Some(0),
         ListKind::AssignTargets | ListKind::DeleteTargets => Some(1),
-        ListKind::BoolOperands => Some(2),
+        // `a or b` left with one operand becomes that operand (see `apply.rs`).
+        ListKind::BoolOperands => Some(1),
         ListKind::Other => None,
     }
 }

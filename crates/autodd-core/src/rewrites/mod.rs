@@ -118,6 +118,8 @@ rewrite_table! {
     HoistStmt => "hoist-stmt", Own, Hoist, Low, [Simplify, Polish], false;
     LongListRemover => "long-list-remover", Own, RemoveItem, Usual, [Fast, Simplify], false;
     RemoveWithUses => "remove-with-uses", Own, RemoveWithUses, Usual, [Fast, Simplify, Slow], false;
+    DefToExpr => "def-to-expr", Own, ReplaceStmt, High, [Simplify], true;
+    ExprToConst => "expr-to-const", Own, ReplaceExpr, Low, [Polish], false;
 }
 
 /// Whose rewrite it is.

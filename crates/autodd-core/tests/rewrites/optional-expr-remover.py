@@ -3,3 +3,15 @@ def f(x: int, *args: str) -> bool:
     if x:
         raise ValueError('bad') from None
     return x > 1
+
+
+try:
+    run()
+except KeyError as e:
+    pass
+except ValueError:
+    pass
+try:
+    run()
+except* OSError:
+    pass
