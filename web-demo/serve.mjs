@@ -35,9 +35,10 @@ const MIME = {
   '.zip': 'application/zip',
 };
 
-// The page's own policy, also sent as a header: nothing may come from another host.
+// The page's own policy, also sent as a header: nothing may come from another host
+// (inline styles: CodeMirror sets `style` attributes on its elements).
 const CSP =
-  "default-src 'self'; script-src 'self' 'unsafe-eval' 'wasm-unsafe-eval'; style-src 'self'; " +
+  "default-src 'self'; script-src 'self' 'unsafe-eval' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; " +
   "img-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'";
 
 /**

@@ -110,10 +110,22 @@ async function phoneScreenshots(name, selector) {
   await page.setViewportSize(DESKTOP);
 }
 
-/** The best program as the page shows it (the diff view without its removed lines). */
+/** The best program as the page shows it (the new side of its diff view). */
 async function bestText() {
-  await page.waitForSelector('#best:not([data-rendering])');
-  return page.$$eval('#best .dl:not(.del) .cc', (lines) => lines.map((l) => l.textContent).join('\n'));
+  return page.$eval('#best', (el) => /** @type {any} */ (el).value);
+}
+
+/** The program in the editor. */
+async function sourceText() {
+  return page.$eval('#source', (el) => /** @type {any} */ (el).value);
+}
+
+/**
+ * Types over the program in the editor, as a user who selects all and pastes.
+ * @param {string} text
+ */
+async function fillSource(text) {
+  await page.fill('#source .cm-content', text);
 }
 
 async function noHorizontalScroll() {
@@ -124,7 +136,7 @@ async function noHorizontalScroll() {
 test('reduces the tile-kernel example to the end with its mocked oracle', async () => {
   await page.selectOption('#example', 'tile-kernel');
   await page.waitForFunction(() => document.querySelector('#source')?.value.includes('T.gemm('));
-  const original = await page.inputValue('#source');
+  const original = await sourceText();
   const predicateBody = await page.inputValue('#predicate');
   assert.equal(original, readFileSync(path.join(root, 'examples/autodd/tile_kernel_bug.py'), 'utf8'));
   await page.locator('#oracle-status', { hasText: 'True for the current program' }).waitFor();
@@ -189,7 +201,7 @@ test('the pass playground marks as many sites as the engine lists, and applies o
     ? undefined
     : await page.evaluate(async () => {
         const wasm = await import('/pkg/autodd_wasm.js');
-        const source = /** @type {HTMLTextAreaElement} */ (document.querySelector('#source')).value;
+        const source = /** @type {any} */ (document.querySelector('#source')).value;
         return wasm.listSites(source, 'if-remover-1').length;
       });
   // …and from its Node build, when present.
@@ -209,7 +221,7 @@ test('the pass playground marks as many sites as the engine lists, and applies o
 
   // Selecting a site by click shows its change as a diff; arrows move between sites.
   await page.locator('#sites-view .site').nth(0).click();
-  await page.waitForSelector('#applied .dl.del');
+  await page.waitForSelector('#applied .cm-deletedChunk');
   await page.focus('#sites-view');
   const before = await page.inputValue('#site');
   await page.keyboard.press('ArrowDown');
@@ -235,11 +247,17 @@ test('frozen code is shown as frozen and has no sites', async () => {
 
 test('a syntax error shows its line and column, and the page keeps working', async () => {
   await page.click('#tab-reduce');
-  await page.fill('#source', 'import os\n\ndef f(:\n    pass\n');
+  await fillSource('import os\n\ndef f(:\n    pass\n');
   const status = page.locator('#program-status.error');
   await status.waitFor();
   assert.match((await status.textContent()) ?? '', /Syntax error at line 3, column 7/);
-  assert.equal(await page.textContent('#gutter .error'), '3\n');
+  // The editor marks the error where it is: on line 3, in the lint gutter too.
+  const marked = await page.$eval('#source .cm-lintRange-error', (el) => {
+    const line = /** @type {HTMLElement} */ (el.closest('.cm-line'));
+    return [[...(line.parentElement?.children ?? [])].indexOf(line) + 1, line.textContent];
+  });
+  assert.deepEqual(marked, [3, 'def f(:']);
+  assert.equal(await page.locator('#source .cm-lint-marker-error').count(), 1);
   await screenshot('syntax-error-desktop');
 
   // Play and Step wait for a program that parses; the example menu says it is the user's.
@@ -249,11 +267,11 @@ test('a syntax error shows its line and column, and the page keeps working', asy
   assert.equal(await page.textContent('#example-failure'), '');
 
   await page.click('#program-status button'); // "Go to error" puts the caret there
-  const caret = await page.$eval('#source', (t) => /** @type {HTMLTextAreaElement} */ (t).selectionStart);
+  const caret = await page.$eval('#source', (el) => /** @type {any} */ (el).selectionStart);
   assert.equal(caret, 'import os\n\ndef f('.length);
 
   // Fixed: the program parses again, and a reduction runs to the end.
-  await page.fill('#source', 'import os\n\ndef f():\n    pass\nprint("needle")\n');
+  await fillSource('import os\n\ndef f():\n    pass\nprint("needle")\n');
   await page.locator('#program-status:not(.error)', { hasText: 'Parses' }).waitFor();
   assert.equal(await page.isDisabled('#play'), false);
   await page.fill('#contains', 'needle');
@@ -315,7 +333,10 @@ test('a click on a candidate in the log shows it and its verdict, rejected ones 
     (await page.textContent('#best-caption')) ?? '',
     new RegExp(`^Candidate #${n} .*, rejected: its change`),
   );
-  assert.ok((await page.locator('#best .dl.add, #best .dl.del').count()) > 0, 'the change is marked');
+  assert.ok(
+    (await page.locator('#best .cm-changedLine, #best .cm-deletedChunk').count()) > 0,
+    'the change is marked',
+  );
 
   const accepted = page.locator('#log tr.accepted').last();
   await accepted.click();
@@ -405,9 +426,7 @@ test('the page stays responsive while a 3,000-line program reduces', async () =>
   await page.$eval(
     '#source',
     (el, text) => {
-      const area = /** @type {HTMLTextAreaElement} */ (el);
-      area.value = text;
-      area.dispatchEvent(new Event('input', { bubbles: true }));
+      /** @type {any} */ (el).value = text;
     },
     lines.join('\n'),
   );
@@ -488,7 +507,7 @@ test('Python in the browser: each example reduces in the page, and python3 confi
   for (const example of ['tile-kernel', 'parser', 'shapes', 'frozen']) {
     await page.selectOption('#example', example);
     await page.waitForFunction((id) => document.querySelector('#needle')?.value !== '' && id, example);
-    const original = await page.inputValue('#source');
+    const original = await sourceText();
     const started = Date.now();
     const best = await reduceWithPython(240_000);
     const status = (await page.textContent('#run-status')) ?? '';
@@ -506,8 +525,7 @@ test('Python in the browser: each example reduces in the page, and python3 confi
 test('Python in the browser: a candidate that loops forever is stopped and the reduction ends', async () => {
   // Removing `i += 1` makes a candidate spin: it must hit the time limit, count as not
   // failing, and leave the search to go on.
-  await page.fill(
-    '#source',
+  await fillSource(
     [
       'def check(values):',
       '    i = 0',
@@ -530,8 +548,7 @@ test('Python in the browser: a candidate that loops forever is stopped and the r
 test('Python in the browser: every run gets a fresh __main__, builtins and modules', async () => {
   // Each run counts itself in builtins and in a module of its own; were either left
   // from the run before, a candidate would fail "in run 2" and nothing would reduce.
-  await page.fill(
-    '#source',
+  await fillSource(
     [
       'import builtins, sys, types',
       'count = getattr(builtins, "runs_seen", 0) + 1',
@@ -551,7 +568,7 @@ test('Python in the browser: every run gets a fresh __main__, builtins and modul
 
 test('Python in the browser: an empty message, and a program Pyodide cannot import, are refused', async () => {
   await page.selectOption('#oracle-mode', 'python');
-  await page.fill('#source', 'import numpy_but_missing\nraise ValueError("boom")\n');
+  await fillSource('import numpy_but_missing\nraise ValueError("boom")\n');
   await page.fill('#needle', '');
   await page.locator('#oracle-status.error', { hasText: 'Give the text the failure prints' }).waitFor();
   await page.click('#play');
@@ -570,12 +587,16 @@ test('Python in the browser: an empty message, and a program Pyodide cannot impo
 test('a shared link restores the program, the oracle and the selected site in a new page', async () => {
   await page.selectOption('#example', 'parser');
   await page.waitForFunction(() => document.querySelector('#source')?.value.includes('parse_expr'));
-  const program = `${await page.inputValue('#source')}\n# edited: the link must carry this line\n`;
-  await page.fill('#source', program);
+  const program = `${await sourceText()}\n# edited: the link must carry this line\n`;
+  await fillSource(program);
   await page.selectOption('#oracle-mode', 'python');
   await page.fill('#needle', 'expected 3, got 9');
   await page.click('#tab-playground');
   await page.selectOption('#rewrite', 'stmt-remover');
+  // The edited program is the one the playground shows (its update follows the edit).
+  await page
+    .locator('#program-status:not(.error)', { hasText: `${Buffer.byteLength(program)} bytes` })
+    .waitFor();
   await page.waitForSelector('#site-count[data-count]');
   await page.click('#site-next');
   await page.click('#site-next');
@@ -591,7 +612,7 @@ test('a shared link restores the program, the oracle and the selected site in a 
   try {
     await fresh.goto(link);
     await fresh.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
-    assert.equal(await fresh.inputValue('#source'), program);
+    assert.equal(await fresh.$eval('#source', (el) => /** @type {any} */ (el).value), program);
     assert.equal(await fresh.inputValue('#oracle-mode'), 'python');
     assert.equal(await fresh.inputValue('#needle'), 'expected 3, got 9');
     assert.equal(await fresh.inputValue('#example'), 'custom');

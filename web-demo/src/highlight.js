@@ -12,6 +12,18 @@
  */
 
 /**
+ * Splits a program into lines; a final newline does not make an extra empty line.
+ * @param {string} text
+ * @returns {string[]}
+ */
+export function splitLines(text) {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/**
  * Offsets at which each line starts.
  * @param {string} text
  * @returns {number[]}

@@ -2,9 +2,9 @@
 // and the pass playground (engine on this thread, for instant site lookups).
 
 import init, * as engine from '../pkg/autodd_wasm.js';
-import { splitLines } from './diff.js';
 import { createEditor } from './editor.js';
 import { EXAMPLES } from './examples.js';
+import { splitLines } from './highlight.js';
 import { compilePredicate, containsTextBody, containsTextOf } from './oracle.js';
 import { createPlayground } from './playground.js';
 import { createReduction } from './reduce.js';
@@ -25,8 +25,7 @@ function byId(id) {
 const els = {
   example: /** @type {HTMLSelectElement} */ (byId('example')),
   failure: byId('example-failure'),
-  source: /** @type {HTMLTextAreaElement} */ (byId('source')),
-  gutter: byId('gutter'),
+  source: byId('source'),
   programStatus: byId('program-status'),
   predicate: /** @type {HTMLTextAreaElement} */ (byId('predicate')),
   simpleForm: /** @type {HTMLFormElement} */ (byId('simple-form')),
@@ -67,10 +66,11 @@ try {
   throw e;
 }
 
-const editor = createEditor(els.source, els.gutter, () => {
+const editor = createEditor(els.source, () => {
   reduction.invalidate();
   markCustom();
   debounce('program', updateProgram);
+  rememberState();
 });
 
 const reduction = createReduction(
@@ -131,7 +131,9 @@ function updateProgram() {
     playground.update({ source, normalized });
   } catch (e) {
     const err = /** @type {{ message?: string, code?: string, line?: number, column?: number }} */ (e ?? {});
-    editor.markError(err.line ?? null);
+    editor.markError(
+      err.line ? { line: err.line, column: err.column ?? 1, message: String(err.message ?? e) } : null,
+    );
     reduction.setRunnable('The program does not parse: fix it first.');
     const parts = [];
     let message = String(err.message ?? e);
@@ -300,7 +302,7 @@ byId('edit-best').addEventListener('click', () => {
   markCustom();
   reduction.clear();
   updateProgram();
-  els.source.focus();
+  editor.focus();
 });
 
 // --- Tabs ------------------------------------------------------------------------------
@@ -420,7 +422,7 @@ share.addEventListener('click', async () => {
   setTimeout(() => (share.textContent = 'Share'), 2000);
   await navigator.clipboard?.writeText(location.href).catch(() => {});
 });
-for (const input of [els.source, els.needle, els.predicate]) input.addEventListener('input', rememberState);
+for (const input of [els.needle, els.predicate]) input.addEventListener('input', rememberState);
 for (const select of [els.mode, els.example, byId('rewrite'), byId('site')]) {
   select.addEventListener('change', rememberState);
 }

@@ -2,9 +2,10 @@
 // applies in the normalized program is marked; picking a site shows the program with
 // that one change applied (`applySite`) as a diff. Frozen code is shown as frozen.
 
-import { diffLines } from './diff.js';
+import { createDiffView } from './diffview.js';
 import { frozenRanges, segments, siteRanges } from './highlight.js';
-import { h, renderCode, renderDiff } from './view.js';
+import { pythonTokens } from './syntax.js';
+import { h, renderCode } from './view.js';
 
 /**
  * @typedef {object} Engine the wasm functions the playground uses
@@ -38,6 +39,11 @@ export function createPlayground(engine, els) {
   let selected = null;
   /** @type {import('./highlight.js').Range[]} */
   let frozen = [];
+  /** Syntax classes of the normalized program. */
+  /** @type {import('./syntax.js').Token[]} */
+  let tokens = [];
+
+  const applied = createDiffView(els.applied, 'The normalized program with the selected site applied');
 
   for (const name of engine.rewriteNames()) els.rewrite.append(h('option', { value: name }, [name]));
 
@@ -74,7 +80,7 @@ export function createPlayground(engine, els) {
       els.count.textContent = 'Fix the program to see sites.';
       els.site.replaceChildren();
       els.sitesView.replaceChildren();
-      els.applied.replaceChildren();
+      applied.clear();
       setNavEnabled(false);
       return;
     }
@@ -96,7 +102,7 @@ export function createPlayground(engine, els) {
     setNavEnabled(n > 0);
     paintSites();
     if (n > 0) select(0, false);
-    else els.applied.replaceChildren(h('p', { class: 'hint' }, ['Nothing to apply.']));
+    else applied.note('Nothing to apply.', 'hint');
   }
 
   /** @param {boolean} on */
@@ -110,7 +116,7 @@ export function createPlayground(engine, els) {
     if (!program) return;
     const text = program.normalized;
     const ranges = siteRanges(text, sites);
-    renderCode(els.sitesView, text, segments(text, ranges, frozen), null);
+    renderCode(els.sitesView, text, segments(text, ranges, frozen), null, tokens);
   }
 
   /**
@@ -132,14 +138,9 @@ export function createPlayground(engine, els) {
     if (scroll && first instanceof HTMLElement) scrollWithin(els.sitesView, first);
     try {
       const after = engine.applySite(program.source, els.rewrite.value, sites[index].index);
-      const diff = diffLines(program.normalized, after);
-      renderDiff(els.applied, diff);
-      const change = els.applied.querySelector('.add, .del');
-      if (change instanceof HTMLElement) scrollWithin(els.applied, change);
+      applied.show(program.normalized, after);
     } catch (e) {
-      els.applied.replaceChildren(
-        h('p', { class: 'error' }, [`Cannot apply: ${e instanceof Error ? e.message : String(e)}`]),
-      );
+      applied.note(`Cannot apply: ${e instanceof Error ? e.message : String(e)}`, 'error');
     }
   }
 
@@ -151,8 +152,9 @@ export function createPlayground(engine, els) {
     update(next) {
       program = next;
       frozen = next ? frozenRanges(next.normalized) : [];
+      tokens = next ? pythonTokens(next.normalized) : [];
       if (next) {
-        renderCode(els.normalized, next.normalized, segments(next.normalized, [], frozen), null);
+        renderCode(els.normalized, next.normalized, segments(next.normalized, [], frozen), null, tokens);
       } else {
         els.normalized.replaceChildren(
           h('p', { class: 'hint' }, ['Fix the program to see how autodd prints it.']),

@@ -3,9 +3,8 @@
 // and the statistics.
 
 import { layoutChart } from './chart.js';
-import { diffLines } from './diff.js';
-import { scrollWithin } from './playground.js';
-import { h, renderChart, renderDiff } from './view.js';
+import { createDiffView } from './diffview.js';
+import { h, renderChart } from './view.js';
 
 /**
  * @typedef {import('./worker.js').CandidateEvent} CandidateEvent
@@ -89,6 +88,7 @@ export function createReduction(els, inputs) {
   let drawQueued = false;
   /** @type {string[]} */
   let notes = [];
+  const bestView = createDiffView(els.best, 'The best program, its last accepted change marked');
   /** The texts the best program's view shows now. */
   let shown = { before: '', best: '' };
   /** The best program from each accepted candidate on (n 0: the original). */
@@ -370,7 +370,7 @@ export function createReduction(els, inputs) {
     const verdict = ev.accepted ? 'kept' : ev.timedOut ? 'timed out' : 'rejected';
     const say = (/** @type {string} */ source) => {
       viewing = ev.n;
-      renderDiff(els.best, diffLines(base, source));
+      bestView.show(base, source);
       els.bestCaption.replaceChildren(
         `Candidate #${ev.n} (${ev.phase}: ${ev.rewrites.join(', ') || '—'}), ${verdict}: its change against the best program then. `,
         backToBest,
@@ -410,14 +410,11 @@ export function createReduction(els, inputs) {
     // Redrawn only when it changed: a program of thousands of lines is a large DOM.
     if (viewing === null && best !== '' && (shown.before !== before || shown.best !== best)) {
       shown = { before, best };
-      renderDiff(els.best, diffLines(before, best), () => {
-        const change = els.best.querySelector('.add, .del');
-        if (change instanceof HTMLElement) scrollWithin(els.best, change);
-      });
+      bestView.show(before, best);
       els.bestCaption.textContent =
         before === best
           ? 'No change accepted yet.'
-          : 'The last accepted change is marked: + added, − removed.';
+          : 'The last accepted change is marked: added and changed lines in green, removed ones in red.';
     }
     els.notes.replaceChildren(...notes.map((note) => h('li', {}, [note])));
   }
@@ -460,7 +457,7 @@ export function createReduction(els, inputs) {
     since = 0;
     notes = [];
     els.log.replaceChildren();
-    els.best.replaceChildren();
+    bestView.clear();
     shown = { before: '', best: '' };
     bases = [];
     viewing = null;

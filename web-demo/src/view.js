@@ -1,4 +1,4 @@
-// DOM rendering of the pure models: code with marked segments, line diffs, the chart.
+// DOM rendering of the pure models: code with marked segments and the chart.
 // Text always goes in through textContent, never innerHTML: programs are user input.
 
 import { shortNumber } from './chart.js';
@@ -31,26 +31,56 @@ function s(tag, attrs = {}) {
 
 /**
  * Renders `text` line by line with line numbers; each segment becomes a span whose
- * classes say whether a site or frozen code covers it.
+ * classes say whether a site or frozen code covers it, and the parts of it that
+ * `tokens` cover get their syntax classes.
  * @param {HTMLElement} container
  * @param {string} text
  * @param {import('./highlight.js').Segment[]} segments
  * @param {number | null} selected index of the selected site
+ * @param {import('./syntax.js').Token[]} [tokens] in order, not overlapping
  */
-export function renderCode(container, text, segments, selected) {
+export function renderCode(container, text, segments, selected, tokens = []) {
   const frag = document.createDocumentFragment();
   let lineNo = 1;
   let code = newLine(frag, lineNo);
+  let k = 0;
+  /**
+   * The text from `from` to `to` (one line's part of a segment), cut at tokens.
+   * @param {number} from
+   * @param {number} to
+   * @returns {Array<Node | string>}
+   */
+  const highlighted = (from, to) => {
+    /** @type {Array<Node | string>} */
+    const out = [];
+    while (k < tokens.length && tokens[k].to <= from) k++;
+    let at = from;
+    for (let t = k; t < tokens.length && tokens[t].from < to; t++) {
+      const start = Math.max(tokens[t].from, at);
+      const end = Math.min(tokens[t].to, to);
+      if (start > at) out.push(text.slice(at, start));
+      out.push(h('span', { class: tokens[t].cls }, [text.slice(start, end)]));
+      at = end;
+    }
+    if (at < to) out.push(text.slice(at, to));
+    return out;
+  };
   for (const seg of segments) {
+    let offset = seg.from;
     const parts = text.slice(seg.from, seg.to).split('\n');
     parts.forEach((part, i) => {
-      if (i > 0) code = newLine(frag, ++lineNo);
+      if (i > 0) {
+        code = newLine(frag, ++lineNo);
+        offset++;
+      }
+      const from = offset;
+      offset += part.length;
       if (part === '') return;
       if (seg.sites.length === 0 && !seg.frozen) {
-        code.append(part);
+        code.append(...highlighted(from, offset));
         return;
       }
-      const span = h('span', {}, [part]);
+      const span = h('span', {}, highlighted(from, offset));
       if (seg.frozen) span.classList.add('frozen');
       if (seg.sites.length > 0) {
         span.classList.add('site', `depth-${Math.min(seg.sites.length, 3)}`);
@@ -79,63 +109,6 @@ function newLine(frag, n) {
     h('div', { class: 'cl' }, [h('span', { class: 'ln', 'aria-hidden': 'true' }, [String(n)]), code]),
   );
   return code;
-}
-
-/** Lines of a diff built per task: a program of thousands stays off the page's thread. */
-const DIFF_CHUNK = 500;
-/** @type {WeakMap<HTMLElement, ReturnType<typeof setTimeout>>} */
-const pendingChunks = new WeakMap();
-
-/**
- * Renders a line diff: every line of the new text, with deleted lines in place. Long
- * ones are built in chunks of 500 lines, one task each; `data-rendering` is set on the
- * container until the last is in, and `done` runs then.
- * @param {HTMLElement} container
- * @param {import('./diff.js').DiffLine[]} diff
- * @param {() => void} [done]
- */
-export function renderDiff(container, diff, done) {
-  clearTimeout(pendingChunks.get(container));
-  container.replaceChildren(diffChunk(diff, 0));
-  /** @param {number} from */
-  const next = (from) => {
-    if (from >= diff.length) {
-      delete container.dataset.rendering;
-      pendingChunks.delete(container);
-      done?.();
-      return;
-    }
-    container.dataset.rendering = 'true';
-    pendingChunks.set(
-      container,
-      setTimeout(() => {
-        container.append(diffChunk(diff, from));
-        next(from + DIFF_CHUNK);
-      }, 0),
-    );
-  };
-  next(DIFF_CHUNK);
-}
-
-/**
- * @param {import('./diff.js').DiffLine[]} diff
- * @param {number} from
- */
-function diffChunk(diff, from) {
-  const frag = document.createDocumentFragment();
-  const sign = { same: ' ', add: '+', del: '−' };
-  const label = { same: '', add: 'added: ', del: 'removed: ' };
-  for (const line of diff.slice(from, from + DIFF_CHUNK)) {
-    frag.append(
-      h('div', { class: `cl dl ${line.op}` }, [
-        h('span', { class: 'ln', 'aria-hidden': 'true' }, [String(line.newLine ?? line.oldLine ?? '')]),
-        h('span', { class: 'sign', 'aria-hidden': 'true' }, [sign[line.op]]),
-        ...(line.op === 'same' ? [] : [h('span', { class: 'visually-hidden' }, [label[line.op]])]),
-        h('span', { class: 'cc' }, [line.text]),
-      ]),
-    );
-  }
-  return frag;
 }
 
 /**

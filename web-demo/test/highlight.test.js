@@ -3,11 +3,25 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
-import { frozenRanges, lineStarts, offsetOf, positionOf, segments, siteRanges } from '../src/highlight.js';
+import {
+  frozenRanges,
+  lineStarts,
+  offsetOf,
+  positionOf,
+  segments,
+  siteRanges,
+  splitLines,
+} from '../src/highlight.js';
 
 // The Node build of the same engine, when it has been built (scripts/build-wasm.sh nodejs).
 const nodePkg = new URL('../../host-node/pkg/autodd_wasm.js', import.meta.url);
 const engine = existsSync(nodePkg) ? createRequire(import.meta.url)(nodePkg.pathname) : null;
+
+test('splitLines ignores one final newline', () => {
+  assert.deepEqual(splitLines(''), []);
+  assert.deepEqual(splitLines('a\nb\n'), ['a', 'b']);
+  assert.deepEqual(splitLines('a\n\n'), ['a', '']);
+});
 
 test('lineStarts and positions round-trip', () => {
   const text = 'ab\n\ncd\n';
