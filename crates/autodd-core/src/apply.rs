@@ -74,7 +74,7 @@ struct Applier<'a> {
     /// Arguments to remove from calls once the tree is done (`param-with-args-remover`).
     call_args: Vec<ParamTarget>,
     /// Bodies of removed `def`s, for their call statements (`def-to-body`).
-    inlines: Vec<(String, Vec<Stmt>)>,
+    inlines: Vec<(String, ast::StmtFunctionDef)>,
     /// Removed `def`s that return one value, for their one call (`def-to-expr`).
     returns: Vec<(String, Stmt)>,
     /// Removed classes and their bases, for the names that read them (`class-to-base`).
@@ -195,10 +195,8 @@ impl VisitorMut for Applier<'_> {
             match self.selected(id) {
                 Some(Rewrite::DefToBody) => {
                     self.skip(id);
-                    if let (Some(name), Stmt::FunctionDef(def)) =
-                        (inlinable(&stmt).map(str::to_string), stmt)
-                    {
-                        self.inlines.push((name, def.body));
+                    if let (Some((name, _)), Stmt::FunctionDef(def)) = (inlinable(&stmt), &stmt) {
+                        self.inlines.push((name.to_string(), def.clone()));
                     }
                     body.push(make::pass());
                 }

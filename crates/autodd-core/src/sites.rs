@@ -277,7 +277,9 @@ impl VisitorMut for Finder {
                     self.offer(open.id, r);
                 }
             }
-            if calls::inlinable(stmt).is_some_and(|name| self.calls.one_bare_call(name)) {
+            if calls::inlinable(stmt).is_some_and(|(name, args)| {
+                self.calls.one_call_statement(name) && self.calls.one_call(name, args)
+            }) {
                 self.offer(open.id, Rewrite::DefToBody);
             }
             let returning = calls::returning_def(stmt).filter(|_| self.class.is_none());

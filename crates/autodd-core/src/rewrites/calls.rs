@@ -47,7 +47,7 @@ struct CallShape {
 #[derive(Debug, Default)]
 pub struct CallIndex {
     calls: FastMap<Callee, Vec<CallShape>>,
-    /// Bare call statements `name()`: how many, and whether one is frozen.
+    /// Call statements `name(…)`: how many, and whether one is frozen.
     bare: FastMap<String, (u32, bool)>,
     /// Names read inside frozen code.
     frozen_reads: FastSet<String>,
@@ -110,7 +110,7 @@ impl VisitorMut for Collector {
     fn stmt(&mut self, stmt: &mut Stmt) {
         let frozen = freeze::is_freeze_with(stmt);
         self.frozen += u32::from(frozen);
-        if let Some(name) = bare_call(stmt) {
+        if let Some((name, _)) = call_statement(stmt) {
             let entry = self.index.bare.entry(name.to_string()).or_default();
             entry.0 += 1;
             entry.1 |= self.frozen > 0;
@@ -256,26 +256,25 @@ fn edit_call(call: &mut ast::ExprCall, callee: &Callee, targets: &[ParamTarget])
     });
 }
 
-/// `def-to-body`: a `def` with no parameters and no decorators that one statement
-/// calls, `name()`, is removed and its body takes the place of that statement
-/// (`def main(): …` and `main()` become the body of `main`). Its local names become
+/// `def-to-body`: a `def` without decorators, `*` or keyword-only parameters that one
+/// statement calls, `name(…)`, is removed and its body takes the place of that
+/// statement, after an assignment to each parameter of what the call passes for it
+/// (or its default): `def main(): …` and `main()` become the body of `main`,
+/// `def run(n): …` and `run(3)` become `n = 3` and the body. Its local names become
 /// globals; a `return` left at its top level makes a candidate CPython refuses, which
-/// is never run.
-pub fn inlinable(stmt: &Stmt) -> Option<&str> {
+/// is never run. Returns the name and the parameters.
+pub fn inlinable(stmt: &Stmt) -> Option<(&str, &ast::Arguments)> {
     let Stmt::FunctionDef(def) = stmt else {
         return None;
     };
     let a = &def.args;
-    let bare = a.posonlyargs.is_empty()
-        && a.args.is_empty()
-        && a.kwonlyargs.is_empty()
-        && a.vararg.is_none()
-        && a.kwarg.is_none();
-    (bare && def.decorator_list.is_empty()).then_some(def.name.as_str())
+    let simple = a.kwonlyargs.is_empty() && a.vararg.is_none() && a.kwarg.is_none();
+    (simple && def.decorator_list.is_empty() && def.type_params.is_empty())
+        .then_some((def.name.as_str(), &def.args))
 }
 
-/// The name `stmt` calls when it is a bare call statement `name()`.
-pub fn bare_call(stmt: &Stmt) -> Option<&str> {
+/// The name `stmt` calls, and the call, when it is a call statement `name(…)`.
+pub fn call_statement(stmt: &Stmt) -> Option<(&str, &ast::ExprCall)> {
     let Stmt::Expr(e) = stmt else { return None };
     let Expr::Call(call) = &*e.value else {
         return None;
@@ -283,34 +282,64 @@ pub fn bare_call(stmt: &Stmt) -> Option<&str> {
     let Expr::Name(name) = &*call.func else {
         return None;
     };
-    (call.args.is_empty() && call.keywords.is_empty()).then_some(name.id.as_str())
+    Some((name.id.as_str(), call))
 }
 
 impl CallIndex {
-    /// Whether exactly one statement calls `name()` bare, outside frozen code.
-    pub fn one_bare_call(&self, name: &str) -> bool {
+    /// Whether exactly one statement calls `name(…)`, outside frozen code.
+    pub fn one_call_statement(&self, name: &str) -> bool {
         matches!(self.bare.get(name), Some(&(1, false)))
     }
 }
 
-/// Replaces the statement `name()` by `body`, for each `(name, body)` of `inlines`.
-pub fn inline_calls(body: &mut Vec<Stmt>, inlines: &mut Vec<(String, Vec<Stmt>)>) {
+/// What `call` binds each parameter of `args` to: the argument it passes by position
+/// or keyword, else the default; parameters bound to neither are left out.
+fn bind_params(args: &ast::Arguments, call: &ast::ExprCall) -> Vec<(String, Expr)> {
+    let mut bound = Vec::new();
+    for (i, p) in params(args).enumerate() {
+        let name = p.def.arg.as_str();
+        let passed = call.args.get(i).or_else(|| {
+            call.keywords
+                .iter()
+                .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name))
+                .map(|k| &k.value)
+        });
+        if let Some(value) = passed.or(p.default.as_deref()) {
+            bound.push((name.to_string(), value.clone()));
+        }
+    }
+    bound
+}
+
+/// Replaces the statement `name(…)` by the parameters' assignments and the body of
+/// the `def`, for each `(name, def)` of `inlines` (see [`inlinable`]).
+pub fn inline_calls(body: &mut Vec<Stmt>, inlines: &mut Vec<(String, ast::StmtFunctionDef)>) {
     let mut inliner = Inliner { inlines };
     inliner.body(body);
 }
 
 struct Inliner<'a> {
-    inlines: &'a mut Vec<(String, Vec<Stmt>)>,
+    inlines: &'a mut Vec<(String, ast::StmtFunctionDef)>,
 }
 
 impl VisitorMut for Inliner<'_> {
     fn body(&mut self, body: &mut Vec<Stmt>) {
         let old = std::mem::take(body);
         for mut stmt in old {
-            let found =
-                bare_call(&stmt).and_then(|name| self.inlines.iter().position(|(n, _)| n == name));
+            let found = call_statement(&stmt).and_then(|(name, call)| {
+                let i = self.inlines.iter().position(|(n, _)| n == name)?;
+                Some((i, bind_params(&self.inlines[i].1.args, call)))
+            });
             match found {
-                Some(i) => body.extend(self.inlines.swap_remove(i).1),
+                Some((i, bound)) => {
+                    for (name, value) in bound {
+                        body.push(super::make::assign(
+                            super::make::name(&name, ast::ExprContext::Store),
+                            value,
+                        ));
+                    }
+                    body.extend(self.inlines.swap_remove(i).1.body);
+                }
                 None => {
                     self.stmt(&mut stmt);
                     body.push(stmt);
@@ -404,19 +433,7 @@ impl VisitorMut for ReturnInliner<'_> {
         else {
             return;
         };
-        let mut bound: Vec<(String, Expr)> = Vec::new();
-        for (i, p) in params(args).enumerate() {
-            let name = p.def.arg.as_str();
-            let passed = call.args.get(i).or_else(|| {
-                call.keywords
-                    .iter()
-                    .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name))
-                    .map(|k| &k.value)
-            });
-            if let Some(value) = passed.or(p.default.as_deref()) {
-                bound.push((name.to_string(), value.clone()));
-            }
-        }
+        let bound = bind_params(args, call);
         let mut holder = vec![super::make::expr_stmt(value.clone())];
         forward_names(&mut holder, &bound);
         if let Some(Stmt::Expr(e)) = holder.pop() {

@@ -20,3 +20,17 @@ dec()
 ret()
 with __freeze__:
     frozen_call()
+
+
+def run(n, label='run', /):
+    total = n * 2
+    print(label, total)
+
+
+def twice(x):
+    print(x)
+
+
+run(3)
+twice(1)
+twice(2)
