@@ -93,7 +93,9 @@ def run_tool(tool: Tool, source: Path, msg: str, workdir: Path, budget: float, t
     argv = command(tool, source, msg, workdir, timeout, paths)
     log = open(workdir / "log.txt", "wb")
     # CPU seconds of the tool and every process it waited for: unlike wall time, it
-    # does not grow when other work shares the machine (long peer runs may).
+    # does not grow when other work shares the machine (long peer runs may). Processes
+    # never waited for (a run stopped at the budget, the reference's leftover runner)
+    # are not counted, so a run stopped at the budget shows too little.
     cpu_before = _children_cpu()
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=workdir, env=tool_env(paths), stdin=subprocess.DEVNULL,

@@ -4,8 +4,8 @@
 use crate::hash::{FastMap, FastSet};
 use crate::parse::ast::{self, Expr, Stmt};
 use crate::rewrites::calls::{
-    forward_names, forwardable, inlinable, inlinable_assign, inline_calls, inline_returns,
-    remove_call_args, returning_def, ParamTarget,
+    forward_into_def, forward_names, forwardable, inlinable, inlinable_assign, inline_calls,
+    inline_returns, remove_call_args, returning_def, ParamTarget,
 };
 use crate::rewrites::{expressions, functions, lists, make, statements, strings, Rewrite, Shape};
 use crate::sites::{Site, SiteMap};
@@ -24,13 +24,19 @@ pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
     if !inlines.is_empty() {
         inline_calls(body, &mut inlines);
     }
-    let returns = applier.returns;
-    if !returns.is_empty() {
-        inline_returns(body, &returns);
-    }
+    // Forwards first, into the removed `def`s' values too (but not over their own
+    // parameters), then the calls of those `def`s, also where a forward put one:
+    // `cfg = make(Cfg)` inlined with `make` and `Cfg` removed is one valid candidate.
+    let mut returns = applier.returns;
     let forwards = applier.forwards;
     if !forwards.is_empty() {
+        for (_, def) in returns.iter_mut() {
+            forward_into_def(def, &forwards);
+        }
         forward_names(body, &forwards);
+    }
+    if !returns.is_empty() {
+        inline_returns(body, &returns);
     }
 }
 
@@ -432,5 +438,65 @@ impl VisitorMut for Applier<'_> {
     fn param(&mut self, arg: &mut ast::Arg, default: Option<&mut Expr>) {
         self.next += 1;
         walk::walk_param(self, arg, default);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse_module;
+    use crate::rewrites::{Rewrite, RewriteSet};
+    use crate::sites::find_sites;
+    use crate::unparse::unparse_module;
+
+    /// The program with every site of `rewrites` applied in one candidate.
+    fn apply_all(source: &str, rewrites: &[Rewrite]) -> String {
+        let mut body = parse_module(source).expect("parses");
+        let map = find_sites(&body, RewriteSet::of(rewrites), false, &[]);
+        let chosen = map.sites.clone();
+        apply_sites(&mut body, &map, &chosen);
+        crate::clean::clean_module(&mut body);
+        unparse_module(&body)
+    }
+
+    #[test]
+    fn inlines_and_forwards_applied_together_leave_no_removed_name() {
+        let source = "class Base:\n    pass\nclass Cfg(Base):\n    pass\n\
+                      def make(n):\n    return [n, Cfg]\n\
+                      cfg = make(Cfg)\nprint(cfg)\n";
+        let out = apply_all(
+            source,
+            &[
+                Rewrite::DefToExpr,
+                Rewrite::AssignInline,
+                Rewrite::ClassToBase,
+            ],
+        );
+        assert_eq!(out, "class Base:\n    pass\nprint([Base, Base])\n");
+    }
+
+    #[test]
+    fn def_to_body_binds_parameters_as_a_call_does() {
+        let source = "def f(a, b, c=3):\n    print(a, b, c)\nf(b, a, c=c)\n";
+        let out = apply_all(source, &[Rewrite::DefToBody]);
+        assert_eq!(out, "a, b = b, a\nprint(a, b, c)\n");
+    }
+
+    #[test]
+    fn def_to_expr_leaves_values_whose_names_are_not_the_parameters() {
+        for source in [
+            "def f(x):\n    return [x * 2 for x in range(x)]\nprint(f(3))\n",
+            "def f(x):\n    return lambda x: x + 1\nprint(f(3))\n",
+            "def f(x):\n    return (yield x)\nprint(f(3))\n",
+        ] {
+            let body = parse_module(source).expect("parses");
+            let map = find_sites(&body, RewriteSet::of(&[Rewrite::DefToExpr]), false, &[]);
+            assert!(map.sites.is_empty(), "{source}");
+        }
+        let out = apply_all(
+            "def area(w, h=1, /):\n    return w * h\nprint(area(n - 1))\n",
+            &[Rewrite::DefToExpr],
+        );
+        assert_eq!(out, "print((n - 1) * 1)\n");
     }
 }

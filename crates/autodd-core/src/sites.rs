@@ -277,7 +277,8 @@ impl VisitorMut for Finder {
                     self.offer(open.id, r);
                 }
             }
-            if calls::inlinable(stmt).is_some_and(|(name, args)| {
+            let inlinable = calls::inlinable(stmt).filter(|_| self.class.is_none());
+            if inlinable.is_some_and(|(name, args)| {
                 self.calls.one_call_statement(name) && self.calls.one_call(name, args)
             }) {
                 self.offer(open.id, Rewrite::DefToBody);

@@ -31,7 +31,7 @@ pub enum ListKind {
     DictItems,
     /// The literal parts and `{…}` fields of an f-string.
     FStringParts,
-    /// Any other list (assignment targets, comparators, boolean operands, ...).
+    /// Any other list (comparators, ...).
     Other,
 }
 

@@ -264,13 +264,18 @@ fn edit_call(call: &mut ast::ExprCall, callee: &Callee, targets: &[ParamTarget])
 /// globals; a `return` left at its top level makes a candidate CPython refuses, which
 /// is never run. Returns the name and the parameters.
 pub fn inlinable(stmt: &Stmt) -> Option<(&str, &ast::Arguments)> {
+    plain_def(stmt).map(|def| (def.name.as_str(), &*def.args))
+}
+
+/// A `def` without decorators, type parameters, `*` or keyword-only parameters: one
+/// whose calls bind parameters as [`bind_params`] does.
+fn plain_def(stmt: &Stmt) -> Option<&ast::StmtFunctionDef> {
     let Stmt::FunctionDef(def) = stmt else {
         return None;
     };
     let a = &def.args;
     let simple = a.kwonlyargs.is_empty() && a.vararg.is_none() && a.kwarg.is_none();
-    (simple && def.decorator_list.is_empty() && def.type_params.is_empty())
-        .then_some((def.name.as_str(), &def.args))
+    (simple && def.decorator_list.is_empty() && def.type_params.is_empty()).then_some(def)
 }
 
 /// The name `stmt` calls, and the call, when it is a call statement `name(…)`.
@@ -311,6 +316,33 @@ fn bind_params(args: &ast::Arguments, call: &ast::ExprCall) -> Vec<(String, Expr
     bound
 }
 
+/// One assignment of every parameter at once (`a, b = b, a` binds as a call does,
+/// where `a = b` then `b = a` would not); a parameter passed a name of its own
+/// (`run(x)` for `def run(x)`) needs none, and would become local to the caller.
+fn bind_statement(bound: Vec<(String, Expr)>) -> Option<Stmt> {
+    use super::make;
+    let (targets, values): (Vec<Expr>, Vec<Expr>) = bound
+        .into_iter()
+        .filter(|(name, value)| !matches!(value, Expr::Name(n) if n.id.as_str() == name))
+        .map(|(name, value)| (make::name(&name, ast::ExprContext::Store), value))
+        .unzip();
+    match targets.len() {
+        0 => None,
+        1 => Some(make::assign(
+            targets.into_iter().next()?,
+            values.into_iter().next()?,
+        )),
+        _ => Some(make::assign(
+            Expr::Tuple(ast::ExprTuple {
+                range: Default::default(),
+                elts: targets,
+                ctx: ast::ExprContext::Store,
+            }),
+            make::tuple(values),
+        )),
+    }
+}
+
 /// Replaces the statement `name(…)` by the parameters' assignments and the body of
 /// the `def`, for each `(name, def)` of `inlines` (see [`inlinable`]).
 pub fn inline_calls(body: &mut Vec<Stmt>, inlines: &mut Vec<(String, ast::StmtFunctionDef)>) {
@@ -332,12 +364,7 @@ impl VisitorMut for Inliner<'_> {
             });
             match found {
                 Some((i, bound)) => {
-                    for (name, value) in bound {
-                        body.push(super::make::assign(
-                            super::make::name(&name, ast::ExprContext::Store),
-                            value,
-                        ));
-                    }
+                    body.extend(bind_statement(bound));
                     body.extend(self.inlines.swap_remove(i).1.body);
                 }
                 None => {
@@ -355,20 +382,82 @@ impl VisitorMut for Inliner<'_> {
 /// it (or its default): `Scheduler(make_pipeline())` becomes `Scheduler([…])`.
 /// Returns the name, the parameters and the value.
 pub fn returning_def(stmt: &Stmt) -> Option<(&str, &ast::Arguments, &Expr)> {
-    let Stmt::FunctionDef(def) = stmt else {
-        return None;
-    };
-    let a = &def.args;
-    let simple = a.kwonlyargs.is_empty()
-        && a.vararg.is_none()
-        && a.kwarg.is_none()
-        && def.decorator_list.is_empty()
-        && def.type_params.is_empty();
+    let def = plain_def(stmt)?;
     match &def.body[..] {
         [Stmt::Return(ast::StmtReturn {
             value: Some(value), ..
-        })] if simple => Some((def.name.as_str(), &def.args, value)),
+        })] if substitutable(value, &def.args) => Some((def.name.as_str(), &def.args, value)),
         _ => None,
+    }
+}
+
+/// Whether `value` means the same once its parameters' reads are replaced by the
+/// arguments, in the caller's scope: no `yield` (it would make the caller a
+/// generator), no `await` or `:=`, and no lambda or comprehension that binds a
+/// parameter's name (its reads are not the parameter's).
+fn substitutable(value: &Expr, args: &ast::Arguments) -> bool {
+    let names: Vec<&str> = params(args).map(|p| p.def.arg.as_str()).collect();
+    let mut check = Substitutable {
+        params: &names,
+        ok: true,
+    };
+    check.expr(&mut value.clone());
+    check.ok
+}
+
+struct Substitutable<'a> {
+    params: &'a [&'a str],
+    ok: bool,
+}
+
+impl VisitorMut for Substitutable<'_> {
+    fn expr(&mut self, expr: &mut Expr) {
+        let binds_param = |targets: &mut dyn Iterator<Item = &Expr>| {
+            let mut bound = BoundNames::default();
+            for t in targets {
+                bound.expr(&mut t.clone());
+            }
+            bound.0.iter().any(|n| self.params.contains(&n.as_str()))
+        };
+        let bad = match &*expr {
+            Expr::Yield(_) | Expr::YieldFrom(_) | Expr::Await(_) | Expr::NamedExpr(_) => true,
+            Expr::Lambda(l) => params(&l.args)
+                .map(|p| p.def.arg.as_str())
+                .chain(
+                    l.args
+                        .vararg
+                        .iter()
+                        .chain(&l.args.kwarg)
+                        .map(|a| a.arg.as_str()),
+                )
+                .chain(l.args.kwonlyargs.iter().map(|p| p.def.arg.as_str()))
+                .any(|n| self.params.contains(&n)),
+            Expr::ListComp(ast::ExprListComp { generators, .. })
+            | Expr::SetComp(ast::ExprSetComp { generators, .. })
+            | Expr::DictComp(ast::ExprDictComp { generators, .. })
+            | Expr::GeneratorExp(ast::ExprGeneratorExp { generators, .. }) => {
+                binds_param(&mut generators.iter().map(|g| &g.target))
+            }
+            _ => false,
+        };
+        if bad {
+            self.ok = false;
+        } else {
+            walk::walk_expr(self, expr);
+        }
+    }
+}
+
+/// The names an assignment target binds.
+#[derive(Default)]
+struct BoundNames(Vec<String>);
+
+impl VisitorMut for BoundNames {
+    fn expr(&mut self, expr: &mut Expr) {
+        if let Expr::Name(n) = &*expr {
+            self.0.push(n.id.to_string());
+        }
+        walk::walk_expr(self, expr);
     }
 }
 
@@ -412,12 +501,18 @@ impl CallIndex {
 /// Replaces the one call of each `(name, def)` of `inlines` by the value the `def`
 /// returns, its parameters bound to the call's arguments (see [`returning_def`]).
 pub fn inline_returns(body: &mut Vec<Stmt>, inlines: &[(String, Stmt)]) {
-    let mut inliner = ReturnInliner { inlines };
+    let mut inliner = ReturnInliner {
+        inlines,
+        active: Vec::new(),
+    };
     inliner.body(body);
 }
 
 struct ReturnInliner<'a> {
     inlines: &'a [(String, Stmt)],
+    /// The inlines whose value is being visited: a value that calls its own function
+    /// keeps that call.
+    active: Vec<usize>,
 }
 
 impl VisitorMut for ReturnInliner<'_> {
@@ -427,17 +522,24 @@ impl VisitorMut for ReturnInliner<'_> {
         let Expr::Name(callee) = &*call.func else {
             return;
         };
-        let found = self.inlines.iter().find(|(n, _)| n == callee.id.as_str());
-        let Some((args, value)) =
-            found.and_then(|(_, def)| returning_def(def).map(|(_, a, v)| (a, v)))
+        let found = self
+            .inlines
+            .iter()
+            .position(|(n, _)| n == callee.id.as_str())
+            .filter(|i| !self.active.contains(i));
+        let Some((i, (args, value))) =
+            found.and_then(|i| returning_def(&self.inlines[i].1).map(|(_, a, v)| (i, (a, v))))
         else {
             return;
         };
-        let bound = bind_params(args, call);
         let mut holder = vec![super::make::expr_stmt(value.clone())];
-        forward_names(&mut holder, &bound);
+        substitute(&mut holder, &bind_params(args, call));
         if let Some(Stmt::Expr(e)) = holder.pop() {
             *expr = *e.value;
+            // What the value calls may be inlined too.
+            self.active.push(i);
+            self.expr(expr);
+            self.active.pop();
         }
     }
 }
@@ -466,26 +568,66 @@ impl CallIndex {
     }
 }
 
-/// Replaces every read of each name of `forwards` by its base.
+/// Replaces every read of each name of `forwards` by its value, and the reads of those
+/// names in the values it puts in, in turn (`class B(A)` and `class A(Exception)`
+/// both forwarded make `B` read `Exception`); a value that reads its own name keeps it.
 pub fn forward_names(body: &mut Vec<Stmt>, forwards: &[(String, Expr)]) {
-    let mut forwarder = Forwarder { forwards };
+    let mut forwarder = Forwarder {
+        forwards,
+        chain: true,
+        active: Vec::new(),
+    };
+    forwarder.body(body);
+}
+
+/// [`forward_names`] in a removed `def`, except over the names of its parameters.
+pub fn forward_into_def(def: &mut Stmt, forwards: &[(String, Expr)]) {
+    let Stmt::FunctionDef(f) = &*def else { return };
+    let own: Vec<(String, Expr)> = forwards
+        .iter()
+        .filter(|(name, _)| !params(&f.args).any(|p| p.def.arg.as_str() == name))
+        .cloned()
+        .collect();
+    let mut holder = vec![std::mem::replace(def, super::make::pass())];
+    forward_names(&mut holder, &own);
+    if let Some(stmt) = holder.pop() {
+        *def = stmt;
+    }
+}
+
+/// Replaces every read of each name of `bound` by its value, all at once, as a call
+/// binds its parameters: what is put in is not looked at again.
+fn substitute(body: &mut Vec<Stmt>, bound: &[(String, Expr)]) {
+    let mut forwarder = Forwarder {
+        forwards: bound,
+        chain: false,
+        active: Vec::new(),
+    };
     forwarder.body(body);
 }
 
 struct Forwarder<'a> {
     forwards: &'a [(String, Expr)],
+    chain: bool,
+    active: Vec<usize>,
 }
 
 impl VisitorMut for Forwarder<'_> {
     fn expr(&mut self, expr: &mut Expr) {
         if let Expr::Name(n) = &*expr {
             if n.ctx == ast::ExprContext::Load {
-                if let Some((_, base)) = self
+                let found = self
                     .forwards
                     .iter()
-                    .find(|(name, _)| *name == n.id.as_str())
-                {
-                    *expr = base.clone();
+                    .position(|(name, _)| *name == n.id.as_str())
+                    .filter(|i| !self.active.contains(i));
+                if let Some(i) = found {
+                    *expr = self.forwards[i].1.clone();
+                    if self.chain {
+                        self.active.push(i);
+                        self.expr(expr);
+                        self.active.pop();
+                    }
                     return;
                 }
             }
