@@ -125,7 +125,8 @@ async function sourceText() {
  * @param {string} text
  */
 async function fillSource(text) {
-  await page.fill('#source .cm-content', text);
+  // By its role and accessible name: the editor must stay a labelled text box.
+  await page.getByRole('textbox', { name: 'Python program (paste your own)' }).fill(text);
 }
 
 async function noHorizontalScroll() {
@@ -228,6 +229,13 @@ test('the pass playground marks as many sites as the engine lists, and applies o
   assert.notEqual(await page.inputValue('#site'), before);
   await page.locator('#sites-view .site.selected').first().scrollIntoViewIfNeeded();
   await screenshot('playground-desktop');
+
+  // A rewrite without sites says so; the next one with sites shows its diff alone.
+  await page.selectOption('#rewrite', 'case-remover');
+  await page.locator('#applied p', { hasText: 'Nothing to apply.' }).waitFor();
+  await page.selectOption('#rewrite', 'if-remover-1');
+  await page.waitForSelector('#applied .cm-deletedChunk');
+  assert.equal(await page.locator('#applied p').count(), 0);
   await phoneScreenshots('playground', '#work');
 });
 

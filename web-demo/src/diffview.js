@@ -28,7 +28,7 @@ export function createDiffView(host, label) {
     lineNumbers(),
     pythonView(),
     EditorState.readOnly.of(true),
-    EditorView.contentAttributes.of({ 'aria-label': label }),
+    EditorView.contentAttributes.of({ 'aria-label': label, 'aria-readonly': 'true' }),
   ];
   /** @type {EditorView | null} */
   let view = null;
@@ -41,8 +41,12 @@ export function createDiffView(host, label) {
         doc: after,
         extensions: [...common, unifiedMergeView({ original: before, mergeControls: false })],
       });
-      if (view === null) view = new EditorView({ state, parent: host });
-      else view.setState(state);
+      if (view === null) {
+        host.replaceChildren(); // a note shown before
+        view = new EditorView({ state, parent: host });
+      } else {
+        view.setState(state);
+      }
       const first = getChunks(view.state)?.chunks[0];
       if (first) view.dispatch({ effects: EditorView.scrollIntoView(first.fromB, { y: 'center' }) });
     },

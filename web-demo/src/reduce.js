@@ -414,7 +414,7 @@ export function createReduction(els, inputs) {
       els.bestCaption.textContent =
         before === best
           ? 'No change accepted yet.'
-          : 'The last accepted change is marked: added and changed lines in green, removed ones in red.';
+          : 'The last accepted change is marked: added and changed lines in green, removed ones in red and struck through.';
     }
     els.notes.replaceChildren(...notes.map((note) => h('li', {}, [note])));
   }
