@@ -272,11 +272,6 @@ impl VisitorMut for Applier<'_> {
             _ => {
                 self.next += 1;
                 walk::walk_expr(self, expr);
-                if let Expr::BoolOp(b) = expr {
-                    if b.values.len() == 1 {
-                        *expr = b.values.pop().expect("one operand");
-                    }
-                }
                 if let Expr::Constant(ast::ExprConstant { value, .. }) = expr {
                     // The string's parts, then its runs of characters, are its
                     // children (see `strings.rs`).

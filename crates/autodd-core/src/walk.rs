@@ -23,7 +23,7 @@ pub enum ListKind {
     ComprehensionIfs,
     /// Targets of `a = b = value` (at least one stays).
     AssignTargets,
-    /// Operands of `and`/`or` (at least one stays, and stands alone).
+    /// Operands of `and`/`or` (at least two stay).
     BoolOperands,
     /// Targets of `del` (at least one stays).
     DeleteTargets,

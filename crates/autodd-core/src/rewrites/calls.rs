@@ -316,31 +316,43 @@ fn bind_params(args: &ast::Arguments, call: &ast::ExprCall) -> Vec<(String, Expr
     bound
 }
 
-/// One assignment of every parameter at once (`a, b = b, a` binds as a call does,
-/// where `a = b` then `b = a` would not); a parameter passed a name of its own
-/// (`run(x)` for `def run(x)`) needs none, and would become local to the caller.
-fn bind_statement(bound: Vec<(String, Expr)>) -> Option<Stmt> {
+/// The parameters' assignments: one each, which later rewrites can remove one by one,
+/// unless an argument reads a parameter assigned before it; then one assignment of
+/// them all at once (`a, b = b, a` binds as a call does, where `a = b` then `b = a`
+/// would not). A parameter passed a name of its own (`run(x)` for `def run(x)`) needs
+/// none, and would become local to the caller.
+fn bind_statements(bound: Vec<(String, Expr)>) -> Vec<Stmt> {
     use super::make;
-    let (targets, values): (Vec<Expr>, Vec<Expr>) = bound
+    let bound: Vec<(String, Expr)> = bound
         .into_iter()
         .filter(|(name, value)| !matches!(value, Expr::Name(n) if n.id.as_str() == name))
+        .collect();
+    let clash = bound.iter().enumerate().any(|(i, (_, value))| {
+        let mut read = BoundNames::default();
+        read.expr(&mut value.clone());
+        read.0
+            .iter()
+            .any(|r| bound[..i].iter().any(|(name, _)| name == r))
+    });
+    let (targets, values): (Vec<Expr>, Vec<Expr>) = bound
+        .into_iter()
         .map(|(name, value)| (make::name(&name, ast::ExprContext::Store), value))
         .unzip();
-    match targets.len() {
-        0 => None,
-        1 => Some(make::assign(
-            targets.into_iter().next()?,
-            values.into_iter().next()?,
-        )),
-        _ => Some(make::assign(
-            Expr::Tuple(ast::ExprTuple {
-                range: Default::default(),
-                elts: targets,
-                ctx: ast::ExprContext::Store,
-            }),
-            make::tuple(values),
-        )),
+    if !clash {
+        return targets
+            .into_iter()
+            .zip(values)
+            .map(|(t, v)| make::assign(t, v))
+            .collect();
     }
+    vec![make::assign(
+        Expr::Tuple(ast::ExprTuple {
+            range: Default::default(),
+            elts: targets,
+            ctx: ast::ExprContext::Store,
+        }),
+        make::tuple(values),
+    )]
 }
 
 /// Replaces the statement `name(…)` by the parameters' assignments and the body of
@@ -364,7 +376,7 @@ impl VisitorMut for Inliner<'_> {
             });
             match found {
                 Some((i, bound)) => {
-                    body.extend(bind_statement(bound));
+                    body.extend(bind_statements(bound));
                     body.extend(self.inlines.swap_remove(i).1.body);
                 }
                 None => {
@@ -448,7 +460,8 @@ impl VisitorMut for Substitutable<'_> {
     }
 }
 
-/// The names an assignment target binds.
+/// The names an expression holds (those an assignment target binds, or those a value
+/// reads).
 #[derive(Default)]
 struct BoundNames(Vec<String>);
 

@@ -15,8 +15,7 @@ pub fn min_len(kind: ListKind, reference_only: bool) -> Option<usize> {
         _ if reference_only => None,
         ListKind::ComprehensionIfs | ListKind::DictItems | ListKind::FStringParts => Some(0),
         ListKind::AssignTargets | ListKind::DeleteTargets => Some(1),
-        // `a or b` left with one operand becomes that operand (see `apply.rs`).
-        ListKind::BoolOperands => Some(1),
+        ListKind::BoolOperands => Some(2),
         ListKind::Other => None,
     }
 }
