@@ -1,10 +1,8 @@
 class DSLError(Exception):
     pass
-def _check_dim(op, dim):
-    raise DSLError(f'T.{op} {dim} shape check failed: ')
 class T:
     def gemm():
-        _check_dim('gemm', 'K')
+        raise DSLError(f'T.{"gemm"} {"K"} shape check failed: ')
 def matmul():
     def main():
         T.gemm()

@@ -77,6 +77,10 @@ impl SiteMap {
     }
 }
 
+fn no_params(args: &ast::Arguments) -> bool {
+    args.posonlyargs.is_empty() && args.args.is_empty()
+}
+
 /// Statement rewrites, in priority order when several are chosen on one statement.
 const STMT_REWRITES: [Rewrite; 14] = [
     Rewrite::IfRemover1,
@@ -278,8 +282,11 @@ impl VisitorMut for Finder {
                 }
             }
             let inlinable = calls::inlinable(stmt).filter(|_| self.class.is_none());
+            // Without parameters, the call statement is all that matters (names are
+            // matched by text: a nested `def main()` read elsewhere must not stop it).
             if inlinable.is_some_and(|(name, args)| {
-                self.calls.one_call_statement(name) && self.calls.one_call(name, args)
+                self.calls.one_call_statement(name)
+                    && (no_params(args) || self.calls.one_call(name, args))
             }) {
                 self.offer(open.id, Rewrite::DefToBody);
             }
