@@ -433,17 +433,9 @@ impl VisitorMut for Substitutable<'_> {
         };
         let bad = match &*expr {
             Expr::Yield(_) | Expr::YieldFrom(_) | Expr::Await(_) | Expr::NamedExpr(_) => true,
-            Expr::Lambda(l) => params(&l.args)
-                .map(|p| p.def.arg.as_str())
-                .chain(
-                    l.args
-                        .vararg
-                        .iter()
-                        .chain(&l.args.kwarg)
-                        .map(|a| a.arg.as_str()),
-                )
-                .chain(l.args.kwonlyargs.iter().map(|p| p.def.arg.as_str()))
-                .any(|n| self.params.contains(&n)),
+            Expr::Lambda(l) => {
+                super::functions::param_names(&l.args).any(|n| self.params.contains(&n))
+            }
             Expr::ListComp(ast::ExprListComp { generators, .. })
             | Expr::SetComp(ast::ExprSetComp { generators, .. })
             | Expr::DictComp(ast::ExprDictComp { generators, .. })
@@ -545,15 +537,13 @@ impl VisitorMut for ReturnInliner<'_> {
         else {
             return;
         };
-        let mut holder = vec![super::make::expr_stmt(value.clone())];
-        substitute(&mut holder, &bind_params(args, call));
-        if let Some(Stmt::Expr(e)) = holder.pop() {
-            *expr = *e.value;
-            // What the value calls may be inlined too.
-            self.active.push(i);
-            self.expr(expr);
-            self.active.pop();
-        }
+        let mut value = value.clone();
+        substitute(&mut value, &bind_params(args, call));
+        *expr = value;
+        // What the value calls may be inlined too.
+        self.active.push(i);
+        self.expr(expr);
+        self.active.pop();
     }
 }
 
@@ -585,12 +575,7 @@ impl CallIndex {
 /// names in the values it puts in, in turn (`class B(A)` and `class A(Exception)`
 /// both forwarded make `B` read `Exception`); a value that reads its own name keeps it.
 pub fn forward_names(body: &mut Vec<Stmt>, forwards: &[(String, Expr)]) {
-    let mut forwarder = Forwarder {
-        forwards,
-        chain: true,
-        active: Vec::new(),
-    };
-    forwarder.body(body);
+    Forwarder::chained(forwards).body(body);
 }
 
 /// [`forward_names`] in a removed `def`, except over the names of its parameters.
@@ -601,28 +586,34 @@ pub fn forward_into_def(def: &mut Stmt, forwards: &[(String, Expr)]) {
         .filter(|(name, _)| !params(&f.args).any(|p| p.def.arg.as_str() == name))
         .cloned()
         .collect();
-    let mut holder = vec![std::mem::replace(def, super::make::pass())];
-    forward_names(&mut holder, &own);
-    if let Some(stmt) = holder.pop() {
-        *def = stmt;
-    }
+    Forwarder::chained(&own).stmt(def);
 }
 
-/// Replaces every read of each name of `bound` by its value, all at once, as a call
-/// binds its parameters: what is put in is not looked at again.
-fn substitute(body: &mut Vec<Stmt>, bound: &[(String, Expr)]) {
+/// Replaces every read of each name of `bound` in `value` by its value, all at once,
+/// as a call binds its parameters: what is put in is not looked at again.
+fn substitute(value: &mut Expr, bound: &[(String, Expr)]) {
     let mut forwarder = Forwarder {
         forwards: bound,
         chain: false,
         active: Vec::new(),
     };
-    forwarder.body(body);
+    forwarder.expr(value);
 }
 
 struct Forwarder<'a> {
     forwards: &'a [(String, Expr)],
     chain: bool,
     active: Vec<usize>,
+}
+
+impl<'a> Forwarder<'a> {
+    fn chained(forwards: &'a [(String, Expr)]) -> Self {
+        Forwarder {
+            forwards,
+            chain: true,
+            active: Vec::new(),
+        }
+    }
 }
 
 impl VisitorMut for Forwarder<'_> {

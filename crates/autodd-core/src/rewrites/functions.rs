@@ -49,18 +49,21 @@ fn param(name: &str) -> ast::Arg {
     }
 }
 
+/// The names of every parameter, `*args` and `**kwargs` included.
+pub fn param_names(args: &ast::Arguments) -> impl Iterator<Item = &str> {
+    args.posonlyargs
+        .iter()
+        .chain(&args.args)
+        .chain(&args.kwonlyargs)
+        .map(|p| &p.def)
+        .chain(args.vararg.as_deref())
+        .chain(args.kwarg.as_deref())
+        .map(|a| a.arg.as_str())
+}
+
 /// `base`, or `base` with underscores appended, whichever no parameter uses yet.
 fn unused_name(args: &ast::Arguments, base: &str) -> String {
-    let taken = |n: &str| {
-        args.posonlyargs
-            .iter()
-            .chain(&args.args)
-            .chain(&args.kwonlyargs)
-            .map(|p| &p.def)
-            .chain(args.vararg.as_deref())
-            .chain(args.kwarg.as_deref())
-            .any(|a| a.arg.as_str() == n)
-    };
+    let taken = |n: &str| param_names(args).any(|a| a == n);
     let mut name = base.to_string();
     while taken(&name) {
         name.push('_');
