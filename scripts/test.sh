@@ -25,8 +25,15 @@ cargo clippy -p autodd-core -p autodd-wasm --target wasm32-unknown-unknown -- -D
 step "Rust tests"
 cargo test --workspace
 
-step "printer round trip over the CPython standard library"
+step "parser and printer round trip over each interpreter's standard library"
 python3 tests/roundtrip_stdlib.py
+# The pyenv interpreters beside it (3.12 and 3.13 on CI's machines), with the binary
+# just built: each reads its own library and compares with its own `ast`.
+for py in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3; do
+  if [ -x "$py" ]; then
+    "$py" tests/roundtrip_stdlib.py --bin target/release/examples/roundtrip
+  fi
+done
 
 step "wasm packages"
 scripts/build-wasm.sh all

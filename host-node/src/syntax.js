@@ -1,7 +1,7 @@
 // When autodd's parser refuses a program, what the user's own interpreter says about
 // it (python/autodd_syntax.py): a real syntax error in CPython's words, or valid code
-// in a construct newer than the Python 3.11 grammar the parser reads, named with its
-// line, column, PEP and what to do meanwhile.
+// in a construct autodd cannot reduce yet (a PEP 696 default, a PEP 750 t-string),
+// named with its line, column, PEP and what to do meanwhile.
 
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -44,14 +44,14 @@ export function explainSyntaxError(err, source, python) {
   if (answer.construct === null) {
     return new AutoddError(
       err.code,
-      `${err.message}; ${name} accepts the program but autodd's parser (Python 3.11's grammar) does not: please report it`,
+      `${err.message}; ${name} accepts the program but autodd's parser does not: please report it`,
       { line, column },
     );
   }
   return new AutoddError(
     err.code,
     `line ${answer.line}, column ${answer.column}: ${answer.construct} (PEP ${answer.pep}, Python ${answer.since}) ` +
-      `is valid for ${name}, but autodd's parser reads Python 3.11's grammar: ${answer.hint}`,
+      `is valid for ${name}, but autodd cannot reduce it yet: ${answer.hint}`,
     { line: answer.line, column: answer.column },
   );
 }

@@ -65,7 +65,7 @@ fn run(file: &str, source: &str, oracle: &str) -> (u64, u64, f64) {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            state % 8 == 0
+            state.is_multiple_of(8)
         };
         reducer.report(c.id, verdict);
         n += 1;

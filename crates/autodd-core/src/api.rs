@@ -55,7 +55,7 @@ fn collect_imports(body: &[Stmt], names: &mut Vec<String>) {
     for stmt in body {
         match stmt {
             Stmt::Import(i) => i.names.iter().for_each(|a| add(a.name.as_str())),
-            Stmt::ImportFrom(i) if i.level.map_or(true, |l| l.to_u32() == 0) => {
+            Stmt::ImportFrom(i) if i.level.is_none_or(|l| l.to_u32() == 0) => {
                 if let Some(m) = &i.module {
                     add(m.as_str());
                 }

@@ -38,7 +38,7 @@ pub fn is_freeze_call(expr: &Expr) -> bool {
 /// `from autodd import __freeze__` or `from tilelang.autodd import __freeze__`.
 pub fn is_freeze_import(stmt: &Stmt) -> bool {
     matches!(stmt, Stmt::ImportFrom(i)
-        if i.level.map_or(true, |l| l.to_u32() == 0)
+        if i.level.is_none_or(|l| l.to_u32() == 0)
         && i.module.as_ref().is_some_and(|m| FREEZE_MODULES.contains(&m.as_str()))
         && i.names.iter().any(|a| a.name.as_str() == FREEZE))
 }
@@ -56,7 +56,13 @@ pub fn preprocess(source: &str) -> Result<(Vec<Stmt>, Vec<String>), Error> {
     let mut marks = HashSet::new();
     let mut open: Vec<(u32, u32)> = Vec::new();
 
-    for comment in parse::comments(source) {
+    // Finding comments takes a second pass of the parser: only when a marker may be there.
+    let comments = if source.contains("autodd:") {
+        parse::comments(source)
+    } else {
+        Vec::new()
+    };
+    for comment in comments {
         let Some(marker) = Marker::parse(&comment.text) else {
             continue;
         };
@@ -192,7 +198,7 @@ impl Lines<'_> {
     fn first_after(&self, body: &[Stmt], line: u32, column: Option<u32>) -> Option<u32> {
         for stmt in body {
             let (start, end) = self.span(stmt);
-            if start > line && column.map_or(true, |c| self.column(stmt) == c) {
+            if start > line && column.is_none_or(|c| self.column(stmt) == c) {
                 return Some(u32::from(stmt.start()));
             }
             if end > line {

@@ -330,7 +330,7 @@ impl Scheduler {
         let mut ids: Vec<u64> = self
             .entries
             .iter()
-            .filter(|(_, e)| e.running && line.map_or(true, |l| e.line == l))
+            .filter(|(_, e)| e.running && line.is_none_or(|l| e.line == l))
             .map(|(&id, _)| id)
             .collect();
         ids.sort_unstable();

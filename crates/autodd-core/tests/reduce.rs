@@ -271,7 +271,7 @@ fn candidates_with(options: Options) -> (Vec<String>, String) {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         c.source.hash(&mut h);
         let defs = c.source.matches("def ").count();
-        let verdict = c.source.contains(RAISE) && defs >= 6 && h.finish() % 3 != 0;
+        let verdict = c.source.contains(RAISE) && defs >= 6 && !h.finish().is_multiple_of(3);
         reducer.report(c.id, verdict);
         seen.push(c.source);
     }

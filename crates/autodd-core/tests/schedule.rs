@@ -130,8 +130,8 @@ fn programs() -> Vec<(String, &'static str)> {
 fn any_jobs_speculation_and_lookahead_follow_the_search_of_one_at_a_time() {
     for (source, key) in programs() {
         // The failure stays, plus a pseudo-random two thirds; one in 25 hangs.
-        let interesting = |c: &str| c.contains(key) && hash(c, 0) % 3 != 0;
-        let hangs = |c: &str| hash(c, 2) % 25 == 0;
+        let interesting = |c: &str| c.contains(key) && !hash(c, 0).is_multiple_of(3);
+        let hangs = |c: &str| hash(c, 2).is_multiple_of(25);
         let one = simulate(&source, ScheduleOptions::default(), interesting, hangs);
         assert!(
             one.reported.iter().filter(|(_, a)| *a).count() > 5,

@@ -318,7 +318,8 @@ impl Printer {
                     // `a[1, 2]` needs no parentheses; `a[x,]` keeps its comma.
                     Expr::Tuple(t) if !t.elts.is_empty() => {
                         self.comma_list(&t.elts, Self::slice_part);
-                        if t.elts.len() == 1 {
+                        // `a[*b]` is already a tuple (PEP 646).
+                        if t.elts.len() == 1 && !matches!(t.elts[0], Expr::Starred(_)) {
                             self.push(",");
                         }
                     }

@@ -12,8 +12,6 @@
 //! impossible they raise [`Printer::fstring_failed`] and the f-string tries its next
 //! quote: `'`, `"`, `'''`, `"""`.
 //!
-//! The parser keeps the text of a format spec as written, escapes undecoded, so that
-//! text is printed back verbatim.
 
 use std::fmt::Write;
 
@@ -433,9 +431,9 @@ impl Printer {
         (self.fquotes, self.fsoft) = saved;
     }
 
-    /// A piece of a format spec. The parser keeps a spec's text as written (escapes
-    /// not decoded, unlike CPython), so it is printed back as is. `nested` says the
-    /// f-string is itself inside a replacement field, where no backslash may appear.
+    /// A piece of a format spec. Its text is decoded, as CPython keeps it, so escapes
+    /// are written back; `nested` says the f-string is itself inside a replacement
+    /// field, where 3.11 allows no backslash.
     fn format_spec_part(&mut self, part: &Expr, nested: bool, q: char, triple: bool) {
         match part {
             Expr::Constant(ast::ExprConstant {
@@ -444,15 +442,14 @@ impl Printer {
             }) => {
                 let (hard, soft) = (self.fquotes, self.fsoft);
                 let bad = s.chars().any(|c| match c {
-                    '{' | '}' | '\n' | '\r' | '\0' => true,
+                    '{' | '}' => true,
                     '\'' | '"' => (hard | soft) & quote_bit(c) != 0,
-                    '\\' => nested,
-                    _ => false,
+                    _ => nested && needs_escape(c, q),
                 });
                 if bad {
                     self.fstring_failed = true;
                 }
-                self.push(s);
+                push_body(&mut self.out, s, q, false, true);
             }
             Expr::FormattedValue(f) => {
                 self.replacement_field(&f.value, f.conversion, f.format_spec.as_deref(), q, triple)

@@ -1,5 +1,5 @@
 u'upper-case u prefix'
-x: int = 1
-match x:
+(x): int = 1
+match (x,):
     case _:
         pass

@@ -1,11 +1,10 @@
-# rustpython-parser 0.4 builds a different AST than CPython 3.11 for these, so
-# their printed form does not parse back to CPython's AST (see
-# tests/roundtrip_stdlib.py). The output is still valid and stable.
+# Where the parser's tree and CPython's could differ. rustpython-parser 0.4 (the
+# parser before ruff's) got the last two wrong; ruff's parser reads them as CPython.
 # CPython gives kind=None for an upper-case U prefix; the parser gives 'u'.
 U'upper-case u prefix'
-# CPython says simple=0 for a parenthesized target; the parser says 1.
+# CPython says simple=0 for a parenthesized target.
 (x): int = 1
-# CPython makes the subject a one-element tuple; the parser drops the tuple.
+# CPython makes the subject a one-element tuple.
 match x,:
     case _:
         pass

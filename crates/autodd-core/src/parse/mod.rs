@@ -1,13 +1,20 @@
-//! The one module that talks to rustpython-parser: parsing a module, lexing its
-//! comments, and turning byte offsets into line/column positions. Swapping the
-//! parser means rewriting this file only (the AST types are re-exported from here).
+//! The one module that talks to the parser: parsing a module, finding its comments,
+//! and turning byte offsets into line/column positions.
+//!
+//! Programs are read by ruff's parser (`ruff_python_parser`, Python 3.7 to 3.14) and
+//! its tree is converted ([`convert`]) into the rustpython AST, CPython's `ast`,
+//! which the rest of the core works on (the types are re-exported from here as
+//! [`ast`]). docs/parser.md says why.
+
+mod convert;
 
 pub use rustpython_ast as ast;
 use std::borrow::Cow;
 
+use ruff_python_ast::token::{TokenKind, Tokens};
+use ruff_python_ast::PySourceType;
 use rustpython_ast::text_size::{TextRange, TextSize};
 use rustpython_ast::Fold;
-use rustpython_parser::{lexer::lex, Mode, Tok};
 
 use crate::error::{Error, ErrorCode};
 use crate::hash::FastMap;
@@ -32,23 +39,22 @@ pub fn surrogate_of(c: char) -> Option<u32> {
 /// `source` with surrogate escapes in (non-raw, non-bytes) string literals
 /// rewritten as described at [`SURROGATE_BASE`]; borrowed when there are none.
 fn protect_surrogates(source: &str) -> std::borrow::Cow<'_, str> {
-    use rustpython_parser::StringKind;
     let lower = |s: &str| s.contains("\\ud") || s.contains("\\uD") || s.contains("\\U0000");
     if !lower(source) {
         return std::borrow::Cow::Borrowed(source);
     }
     let mut out = String::with_capacity(source.len() + 16);
     let mut copied = 0;
-    for (tok, range) in lex(source, Mode::Module).flatten() {
-        let Tok::String { kind, .. } = tok else {
-            continue;
-        };
-        if !matches!(
-            kind,
-            StringKind::String | StringKind::Unicode | StringKind::FString
-        ) {
+    let parsed = ruff_python_parser::parse_unchecked_source(source, PySourceType::Python);
+    for token in parsed.tokens().iter() {
+        if !matches!(token.kind(), TokenKind::String | TokenKind::FStringMiddle) {
             continue;
         }
+        let flags = token.unwrap_string_flags();
+        if flags.is_raw_string() || flags.is_byte_string() {
+            continue;
+        }
+        let range = ruff_text_size::Ranged::range(token);
         let (start, end) = (
             u32::from(range.start()) as usize,
             u32::from(range.end()) as usize,
@@ -97,25 +103,36 @@ fn protect_surrogates(source: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Parses a whole module. A syntax error comes back as an [`Error`] with the line and
-/// column where the parser gave up.
+/// column where the parser gave up; a construct the AST cannot hold, with its name.
 pub fn parse_module(source: &str) -> Result<Vec<ast::Stmt>, Error> {
     let source = &*protect_surrogates(source);
-    match rustpython_parser::parse(source, Mode::Module, "<input>") {
-        Ok(ast::Mod::Module(m)) => Ok(m.body),
-        Ok(_) => Err(Error::new(ErrorCode::SyntaxError, "expected a module")),
-        Err(e) => {
-            let index = LineIndex::new(source);
-            let offset = u32::from(e.offset) as usize;
-            let pos = index.position(source, offset);
-            Err(Error {
-                code: ErrorCode::SyntaxError,
-                message: format!("syntax error: {}", e.error),
-                line: Some(pos.line),
-                column: Some(pos.column),
-                column_utf16: Some(pos.column_utf16),
-            })
+    parse_at(source, 0).map_err(|(message, offset)| {
+        let pos = LineIndex::new(source).position(source, offset as usize);
+        Error {
+            code: ErrorCode::SyntaxError,
+            message,
+            line: Some(pos.line),
+            column: Some(pos.column),
+            column_utf16: Some(pos.column_utf16),
         }
-    }
+    })
+}
+
+/// `text`, which starts at byte `base` of a larger source, parsed into statements
+/// whose ranges count in that source; an error is its message and offset in `text`.
+fn parse_at(text: &str, base: u32) -> Result<Vec<ast::Stmt>, (String, u32)> {
+    let parsed = ruff_python_parser::parse_module(text).map_err(|e| {
+        (
+            format!("syntax error: {}", e.error),
+            u32::from(e.location.start()),
+        )
+    })?;
+    convert::Converter { text, base }
+        .stmts(parsed.into_syntax().body)
+        .map_err(|u| {
+            let message = format!("autodd cannot reduce {} yet", u.what);
+            (message, u.at - base)
+        })
 }
 
 /// A module printed by autodd, whose top-level statements start at `starts`, parsed
@@ -158,8 +175,8 @@ pub fn reparse_module(
         let Ok(offset) = u32::try_from(start) else {
             return whole();
         };
-        match rustpython_parser::parse_starts_at(text, Mode::Module, "<input>", offset.into()) {
-            Ok(ast::Mod::Module(m)) if m.body.len() == 1 => body.extend(m.body),
+        match parse_at(text, offset) {
+            Ok(stmts) if stmts.len() == 1 => body.extend(stmts),
             _ => return whole(),
         }
     }
@@ -217,17 +234,25 @@ pub struct Comment {
 /// All comments of a source that lexes. Comments inside strings are not comments,
 /// which is why this asks the lexer instead of scanning lines.
 pub fn comments(source: &str) -> Vec<Comment> {
+    let parsed = ruff_python_parser::parse_unchecked_source(source, PySourceType::Python);
+    comments_of(source, parsed.tokens())
+}
+
+fn comments_of(source: &str, tokens: &Tokens) -> Vec<Comment> {
     let index = LineIndex::new(source);
     let mut out = Vec::new();
-    for (tok, range) in lex(source, Mode::Module).flatten() {
-        if let Tok::Comment(text) = tok {
-            let pos = index.position(source, u32::from(range.start()) as usize);
-            out.push(Comment {
-                line: pos.line,
-                column: pos.column,
-                text,
-            });
+    for token in tokens.iter() {
+        if token.kind() != TokenKind::Comment {
+            continue;
         }
+        let range = ruff_text_size::Ranged::range(token);
+        let (start, end) = (usize::from(range.start()), usize::from(range.end()));
+        let pos = index.position(source, start);
+        out.push(Comment {
+            line: pos.line,
+            column: pos.column,
+            text: source.get(start..end).unwrap_or("").to_owned(),
+        });
     }
     out
 }
@@ -328,6 +353,32 @@ mod tests {
         let body = reparse_module(new, &[0, 2], old, &[0, 6], &old_body).unwrap();
         assert!(body == parse_module(new).unwrap());
         assert!(reparse_module("a = (\n", &[0], old, &[0, 6], &old_body).is_err());
+    }
+
+    #[test]
+    fn constructs_without_a_node_are_refused_by_name() {
+        let err = parse_module("x = 1\nname = t'hi {x}'\n").unwrap_err();
+        assert_eq!(err.code, ErrorCode::SyntaxError);
+        assert_eq!(
+            err.message,
+            "autodd cannot reduce a template string (PEP 750) yet"
+        );
+        assert_eq!((err.line, err.column), (Some(2), Some(8)));
+        let err = parse_module("def f[T = int](x: T) -> T:\n    return x\n").unwrap_err();
+        assert!(err
+            .message
+            .contains("a default of a type parameter (PEP 696)"));
+        assert_eq!((err.line, err.column), (Some(1), Some(11)));
+    }
+
+    #[test]
+    fn decorated_definitions_start_at_their_keyword() {
+        use rustpython_ast::Ranged;
+        let src = "@dec\nasync \\\n  def f():\n    pass\n@dec\nclass C: pass\n";
+        let body = parse_module(src).unwrap();
+        let at = |i: usize| usize::from(body[i].range().start());
+        assert_eq!(&src[at(0)..at(0) + 5], "async");
+        assert_eq!(&src[at(1)..at(1) + 5], "class");
     }
 
     #[test]
