@@ -82,7 +82,7 @@ fn no_params(args: &ast::Arguments) -> bool {
 }
 
 /// Statement rewrites, in priority order when several are chosen on one statement.
-const STMT_REWRITES: [Rewrite; 14] = [
+const STMT_REWRITES: [Rewrite; 15] = [
     Rewrite::IfRemover1,
     Rewrite::IfRemover2,
     Rewrite::IfRemover3,
@@ -97,6 +97,7 @@ const STMT_REWRITES: [Rewrite; 14] = [
     Rewrite::AssignToExpr,
     Rewrite::AugAssignToAssign,
     Rewrite::AnnAssignToAssign,
+    Rewrite::TypeParamsRemover,
 ];
 
 const EXPR_REWRITES: [Rewrite; 9] = [

@@ -120,6 +120,7 @@ rewrite_table! {
     RemoveWithUses => "remove-with-uses", Own, RemoveWithUses, Usual, [Fast, Simplify, Slow], false;
     DefToExpr => "def-to-expr", Own, ReplaceStmt, High, [Simplify], true;
     ExprToConst => "expr-to-const", Own, ReplaceExpr, Low, [Polish], false;
+    TypeParamsRemover => "type-params-remover", Own, ReplaceStmt, Usual, [Slow], false;
 }
 
 /// Whose rewrite it is.

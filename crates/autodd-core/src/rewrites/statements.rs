@@ -1,7 +1,7 @@
 //! Statement rewrites: `stmt-remover`, `if-remover-1/2/3`, `for-bind-0`, `with-bind-0`,
 //! and autodd's own block collapses (`with-remover`, `try-remover`, `while-remover`),
 //! `for-bind-first`, and assignment simplifications (`assign-to-expr`,
-//! `aug-assign-to-assign`, `ann-assign-to-assign`).
+//! `aug-assign-to-assign`, `ann-assign-to-assign`), and `type-params-remover`.
 
 use super::{make, Rewrite};
 use crate::parse::ast::{self, Stmt};
@@ -32,6 +32,13 @@ pub fn matches(rewrite: Rewrite, stmt: &Stmt) -> bool {
         Rewrite::AssignToExpr => matches!(stmt, Stmt::Assign(_)),
         Rewrite::AugAssignToAssign => matches!(stmt, Stmt::AugAssign(_)),
         Rewrite::AnnAssignToAssign => matches!(stmt, Stmt::AnnAssign(s) if s.value.is_some()),
+        Rewrite::TypeParamsRemover => match stmt {
+            Stmt::FunctionDef(s) => !s.type_params.is_empty(),
+            Stmt::AsyncFunctionDef(s) => !s.type_params.is_empty(),
+            Stmt::ClassDef(s) => !s.type_params.is_empty(),
+            Stmt::TypeAlias(s) => !s.type_params.is_empty(),
+            _ => false,
+        },
         _ => false,
     }
 }
@@ -58,6 +65,16 @@ pub fn replace(rewrite: Rewrite, stmt: Stmt) -> Vec<Stmt> {
             Some(value) => vec![make::assign(*s.target, *value)],
             None => vec![make::pass()],
         },
+        (Rewrite::TypeParamsRemover, mut stmt) => {
+            match &mut stmt {
+                Stmt::FunctionDef(s) => s.type_params.clear(),
+                Stmt::AsyncFunctionDef(s) => s.type_params.clear(),
+                Stmt::ClassDef(s) => s.type_params.clear(),
+                Stmt::TypeAlias(s) => s.type_params.clear(),
+                _ => {}
+            }
+            vec![stmt]
+        }
         _ => vec![make::pass()],
     }
 }
