@@ -21,8 +21,8 @@ different AST than CPython builds:
   * (Repaired in autodd-core's parse module: a surrogate escape such as '\\ud800',
     which a Rust string cannot hold, is carried through as a private-use stand-in
     that the printer writes back as the escape.)
-  * An upper-case `U'...'` prefix gets kind 'u' (CPython: none), so it prints as
-    `u'...'`. Not normalized (it would hide real kind bugs); no stdlib file has one.
+  * The text of a debug field (`f"{'\\n'=}"`) keeps its escapes as written, where
+    CPython decodes them; only PEP 701 fields can hold one. No stdlib file has one.
   * (Not a difference but a rejection:) the roundtrip binary only reads UTF-8, so
     files in other encodings are reported as rejected; the CLI reads what Python
     reads.

@@ -34,15 +34,19 @@ pub(super) struct Converter<'a> {
     /// The parsed text.
     pub text: &'a str,
     pub base: u32,
+    /// An offset of the larger text (`base` added) as an offset of the user's source.
+    pub to_source: &'a dyn Fn(u32) -> u32,
 }
 
 impl Converter<'_> {
+    /// Offset `offset` of the parsed text in the user's source.
+    fn at(&self, offset: u32) -> TextSize {
+        TextSize::from((self.to_source)(offset + self.base))
+    }
+
     fn range(&self, node: &impl Ranged) -> TextRange {
         let r = node.range();
-        TextRange::new(
-            TextSize::from(u32::from(r.start()) + self.base),
-            TextSize::from(u32::from(r.end()) + self.base),
-        )
+        TextRange::new(self.at(r.start().into()), self.at(r.end().into()))
     }
 
     /// The range of a decorated `def` or `class` from its keyword on (CPython's
@@ -82,7 +86,7 @@ impl Converter<'_> {
                 if keyword == "def" && self.text[..before].ends_with("async") {
                     at = before - "async".len();
                 }
-                let start = TextSize::from(at as u32 + self.base);
+                let start = self.at(at as u32);
                 return TextRange::new(start.max(range.start()), range.end());
             }
         }
@@ -92,7 +96,7 @@ impl Converter<'_> {
     fn refuse<T>(&self, what: &'static str, node: &impl Ranged) -> Res<T> {
         Err(Unsupported {
             what,
-            at: u32::from(node.range().start()) + self.base,
+            at: self.at(node.range().start().into()).into(),
         })
     }
 
@@ -491,7 +495,18 @@ impl Converter<'_> {
 
     /// A call's or a class's arguments: the positional ones and the keywords.
     fn arguments(&self, a: r::Arguments) -> Res<(Vec<ast::Expr>, Vec<ast::Keyword>)> {
-        let args = self.exprs(a.args.into_vec())?;
+        let range = self.range(&a);
+        let bare_generator = matches!(
+            &*a.args,
+            [r::Expr::Generator(g)] if !g.parenthesized && a.keywords.is_empty()
+        );
+        let mut args = self.exprs(a.args.into_vec())?;
+        if bare_generator {
+            // `f(x for x in y)`: CPython's generator spans the call's parentheses.
+            if let Some(ast::Expr::GeneratorExp(g)) = args.first_mut() {
+                g.range = range;
+            }
+        }
         let keywords = a
             .keywords
             .into_iter()
@@ -652,7 +667,8 @@ impl Converter<'_> {
             E::FString(x) => self.fstring(range, x.value)?,
             E::TString(x) => return self.refuse("a template string (PEP 750)", &x),
             E::StringLiteral(x) => {
-                let kind = x.value.is_unicode().then(|| "u".to_owned());
+                let u = x.value.iter().next().is_some_and(|s| self.is_u_string(s));
+                let kind = u.then(|| "u".to_owned());
                 Self::constant(range, ast::Constant::Str(x.value.to_str().to_owned()), kind)
             }
             E::BytesLiteral(x) => {
@@ -718,19 +734,15 @@ impl Converter<'_> {
     }
 
     /// An f-string, with the plain strings concatenated to it, as one `JoinedStr`:
-    /// adjacent text pieces merged into one constant, as CPython does. When the first
-    /// piece is a `u` string, every text piece is marked `u`, also as CPython does.
+    /// adjacent text pieces merged into one constant, as CPython does, marked `u` when
+    /// the first piece of the run is a `u` string (even an empty one).
     fn fstring(&self, range: TextRange, value: r::FStringValue) -> Res<ast::Expr> {
-        let u = matches!(value.as_slice().first(), Some(r::FStringPart::Literal(s)) if matches!(s.flags.prefix(), r::str_prefix::StringLiteralPrefix::Unicode));
-        let mut parts = FStringParts {
-            values: Vec::new(),
-            text: String::new(),
-            text_range: None,
-            kind: u.then(|| "u".to_owned()),
-        };
+        let mut parts = FStringParts::default();
         for part in value.iter() {
             match part {
-                r::FStringPart::Literal(s) => parts.push_text(&s.value, self.range(s)),
+                r::FStringPart::Literal(s) => {
+                    parts.push_text(&s.value, self.range(s), self.is_u_string(s))
+                }
                 r::FStringPart::FString(f) => self.elements(&f.elements, &mut parts)?,
             }
         }
@@ -741,6 +753,13 @@ impl Converter<'_> {
         }))
     }
 
+    /// Whether a string literal is written `u'…'`: CPython marks it with kind `u`, but
+    /// not one written `U'…'`.
+    fn is_u_string(&self, s: &r::StringLiteral) -> bool {
+        let start = usize::from(s.range.start());
+        self.text.as_bytes().get(start) == Some(&b'u')
+    }
+
     fn elements(
         &self,
         elements: &r::InterpolatedStringElements,
@@ -749,7 +768,7 @@ impl Converter<'_> {
         for element in elements.iter() {
             match element {
                 r::InterpolatedStringElement::Literal(l) => {
-                    parts.push_text(&l.value, self.range(l));
+                    parts.push_text(&l.value, self.range(l), false);
                 }
                 r::InterpolatedStringElement::Interpolation(i) => {
                     let range = self.range(i);
@@ -763,7 +782,8 @@ impl Converter<'_> {
                             debug.expression(),
                             without_comments(debug.trailing())
                         );
-                        parts.push_text(&text, range);
+                        let text = super::restore_surrogate_escapes(&text);
+                        parts.push_text(&text, range, false);
                         if i.format_spec.is_none() && conversion == ast::ConversionFlag::None {
                             conversion = ast::ConversionFlag::Repr;
                         }
@@ -771,12 +791,7 @@ impl Converter<'_> {
                     parts.flush();
                     let format_spec = match &i.format_spec {
                         Some(spec) => {
-                            let mut inner = FStringParts {
-                                values: Vec::new(),
-                                text: String::new(),
-                                text_range: None,
-                                kind: None,
-                            };
+                            let mut inner = FStringParts::default();
                             self.elements(&spec.elements, &mut inner)?;
                             inner.flush();
                             Some(Box::new(ast::Expr::JoinedStr(ast::ExprJoinedStr {
@@ -866,15 +881,19 @@ impl Converter<'_> {
 
 /// The values of a `JoinedStr` being built: text waits in `text` until a replacement
 /// field or the end, so adjacent pieces become one constant.
+#[derive(Default)]
 struct FStringParts {
     values: Vec<ast::Expr>,
     text: String,
     text_range: Option<TextRange>,
-    kind: Option<String>,
+    /// Whether the run of text being gathered started with a `u` string; `None` when
+    /// no run is open.
+    run_is_u: Option<bool>,
 }
 
 impl FStringParts {
-    fn push_text(&mut self, text: &str, range: TextRange) {
+    fn push_text(&mut self, text: &str, range: TextRange, u: bool) {
+        self.run_is_u.get_or_insert(u);
         if text.is_empty() {
             return;
         }
@@ -883,13 +902,12 @@ impl FStringParts {
     }
 
     fn flush(&mut self) {
+        let u = self.run_is_u.take() == Some(true);
         if let Some(range) = self.text_range.take() {
             let text = std::mem::take(&mut self.text);
-            self.values.push(Converter::constant(
-                range,
-                ast::Constant::Str(text),
-                self.kind.clone(),
-            ));
+            let kind = u.then(|| "u".to_owned());
+            self.values
+                .push(Converter::constant(range, ast::Constant::Str(text), kind));
         }
     }
 }

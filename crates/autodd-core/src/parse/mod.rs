@@ -36,12 +36,98 @@ pub fn surrogate_of(c: char) -> Option<u32> {
         .then(|| 0xD800 + (c - SURROGATE_BASE))
 }
 
+/// Where a text handed to the parser and the text it was made from differ in length:
+/// from each offset on (in the new text), how many bytes the new text is ahead.
+#[derive(Debug, Default)]
+pub(crate) struct Shifts(Vec<(u32, i64)>);
+
+impl Shifts {
+    /// Records that from `at` on (new text) the new text is `ahead` bytes ahead.
+    fn push(&mut self, at: usize, ahead: i64) {
+        self.0.push((at as u32, ahead));
+    }
+
+    /// The offset in the old text of offset `at` of the new one.
+    fn back(&self, at: u32) -> u32 {
+        match self.0.partition_point(|&(from, _)| from <= at) {
+            0 => at,
+            i => (i64::from(at) - self.0[i - 1].1).max(0) as u32,
+        }
+    }
+}
+
+/// The text the parser reads, made from the user's source in two steps, each with
+/// the shifts that map its offsets back, so that every range in the tree counts in
+/// the user's source (the freeze pass and the playground read lines and columns
+/// there).
+struct Prepared<'a> {
+    text: Cow<'a, str>,
+    /// Newlines, then surrogates: applied backwards to go back to the source.
+    steps: [Shifts; 2],
+}
+
+impl Prepared<'_> {
+    fn to_source(&self, at: u32) -> u32 {
+        self.steps.iter().rev().fold(at, |at, step| step.back(at))
+    }
+}
+
+fn prepare(source: &str) -> Prepared<'_> {
+    let (text, newlines) = normalize_newlines(source);
+    let (text, surrogates) = match text {
+        Cow::Borrowed(text) => protect_surrogates(text),
+        Cow::Owned(text) => {
+            let (protected, shifts) = protect_surrogates(&text);
+            let protected = match protected {
+                Cow::Borrowed(_) => text,
+                Cow::Owned(protected) => protected,
+            };
+            (Cow::Owned(protected), shifts)
+        }
+    };
+    Prepared {
+        text,
+        steps: [newlines, surrogates],
+    }
+}
+
+/// `source` with its line breaks as Python reads them: `\r\n` and a lone `\r` become
+/// `\n`, also inside strings (CPython translates them before tokenizing; ruff's parser
+/// keeps them, and a triple-quoted string would keep a `\r`).
+fn normalize_newlines(source: &str) -> (Cow<'_, str>, Shifts) {
+    let mut shifts = Shifts::default();
+    if !source.contains('\r') {
+        return (Cow::Borrowed(source), shifts);
+    }
+    let bytes = source.as_bytes();
+    let mut out = String::with_capacity(source.len());
+    let (mut copied, mut i) = (0, 0);
+    while i < bytes.len() {
+        if bytes[i] != b'\r' {
+            i += 1;
+            continue;
+        }
+        out.push_str(&source[copied..i]);
+        out.push('\n');
+        if bytes.get(i + 1) == Some(&b'\n') {
+            i += 2;
+            shifts.push(out.len(), out.len() as i64 - i as i64);
+        } else {
+            i += 1;
+        }
+        copied = i;
+    }
+    out.push_str(&source[copied..]);
+    (Cow::Owned(out), shifts)
+}
+
 /// `source` with surrogate escapes in (non-raw, non-bytes) string literals
 /// rewritten as described at [`SURROGATE_BASE`]; borrowed when there are none.
-fn protect_surrogates(source: &str) -> std::borrow::Cow<'_, str> {
+fn protect_surrogates(source: &str) -> (Cow<'_, str>, Shifts) {
+    let mut shifts = Shifts::default();
     let lower = |s: &str| s.contains("\\ud") || s.contains("\\uD") || s.contains("\\U0000");
     if !lower(source) {
-        return std::borrow::Cow::Borrowed(source);
+        return (Cow::Borrowed(source), shifts);
     }
     let mut out = String::with_capacity(source.len() + 16);
     let mut copied = 0;
@@ -85,6 +171,7 @@ fn protect_surrogates(source: &str) -> std::borrow::Cow<'_, str> {
                 Some(v) if (0xD800..0xE000).contains(&v) => {
                     out.push_str(&format!("\\U{:08x}", SURROGATE_BASE + (v - 0xD800)));
                     i += 2 + digits;
+                    shifts.push(out.len(), out.len() as i64 - (start + i) as i64);
                 }
                 _ => {
                     // Copy the backslash and the character it escapes (so `\\ud800`
@@ -99,14 +186,46 @@ fn protect_surrogates(source: &str) -> std::borrow::Cow<'_, str> {
         copied = end;
     }
     out.push_str(&source[copied..]);
-    std::borrow::Cow::Owned(out)
+    (Cow::Owned(out), shifts)
+}
+
+/// A surrogate escape as the user wrote it (`\\ud800`) in `text`, copied from the
+/// parsed text, where [`protect_surrogates`] wrote its stand-in (`\\U000f5800`).
+pub(crate) fn restore_surrogate_escapes(text: &str) -> Cow<'_, str> {
+    const STAND_IN: &str = "\\U000f5";
+    if !text.contains(STAND_IN) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(STAND_IN) {
+        out.push_str(&rest[..at]);
+        let digits = rest.get(at + STAND_IN.len()..at + STAND_IN.len() + 3);
+        let value = digits
+            .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|d| u32::from_str_radix(d, 16).ok())
+            .and_then(|low| char::from_u32(0xF_5000 + low))
+            .and_then(surrogate_of);
+        match value {
+            Some(surrogate) => {
+                out.push_str(&format!("\\u{surrogate:04x}"));
+                rest = &rest[at + STAND_IN.len() + 3..];
+            }
+            None => {
+                out.push_str(STAND_IN);
+                rest = &rest[at + STAND_IN.len()..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
 /// Parses a whole module. A syntax error comes back as an [`Error`] with the line and
 /// column where the parser gave up; a construct the AST cannot hold, with its name.
 pub fn parse_module(source: &str) -> Result<Vec<ast::Stmt>, Error> {
-    let source = &*protect_surrogates(source);
-    parse_at(source, 0).map_err(|(message, offset)| {
+    let prepared = prepare(source);
+    parse_at(&prepared.text, 0, &|at| prepared.to_source(at)).map_err(|(message, offset)| {
         let pos = LineIndex::new(source).position(source, offset as usize);
         Error {
             code: ErrorCode::SyntaxError,
@@ -118,21 +237,30 @@ pub fn parse_module(source: &str) -> Result<Vec<ast::Stmt>, Error> {
     })
 }
 
-/// `text`, which starts at byte `base` of a larger source, parsed into statements
-/// whose ranges count in that source; an error is its message and offset in `text`.
-fn parse_at(text: &str, base: u32) -> Result<Vec<ast::Stmt>, (String, u32)> {
+/// `text`, which starts at byte `base` of a larger text, parsed into statements whose
+/// ranges count in the source `to_source` maps that larger text's offsets to; an
+/// error is its message and offset there.
+fn parse_at(
+    text: &str,
+    base: u32,
+    to_source: &dyn Fn(u32) -> u32,
+) -> Result<Vec<ast::Stmt>, (String, u32)> {
     let parsed = ruff_python_parser::parse_module(text).map_err(|e| {
         (
             format!("syntax error: {}", e.error),
-            u32::from(e.location.start()),
+            to_source(u32::from(e.location.start()) + base),
         )
     })?;
-    convert::Converter { text, base }
-        .stmts(parsed.into_syntax().body)
-        .map_err(|u| {
-            let message = format!("autodd cannot reduce {} yet", u.what);
-            (message, u.at - base)
-        })
+    convert::Converter {
+        text,
+        base,
+        to_source,
+    }
+    .stmts(parsed.into_syntax().body)
+    .map_err(|u| {
+        let message = format!("autodd cannot reduce {} yet", u.what);
+        (message, u.at)
+    })
 }
 
 /// A module printed by autodd, whose top-level statements start at `starts`, parsed
@@ -155,7 +283,7 @@ pub fn reparse_module(
     else {
         return whole();
     };
-    if old_pieces.len() != old.len() || matches!(protect_surrogates(source), Cow::Owned(_)) {
+    if old_pieces.len() != old.len() || matches!(prepare(source).text, Cow::Owned(_)) {
         return whole();
     }
     let known: FastMap<&str, usize> = old_pieces
@@ -175,7 +303,7 @@ pub fn reparse_module(
         let Ok(offset) = u32::try_from(start) else {
             return whole();
         };
-        match parse_at(text, offset) {
+        match parse_at(text, offset, &|at| at) {
             Ok(stmts) if stmts.len() == 1 => body.extend(stmts),
             _ => return whole(),
         }
@@ -353,6 +481,80 @@ mod tests {
         let body = reparse_module(new, &[0, 2], old, &[0, 6], &old_body).unwrap();
         assert!(body == parse_module(new).unwrap());
         assert!(reparse_module("a = (\n", &[0], old, &[0, 6], &old_body).is_err());
+    }
+
+    /// The text of each top-level statement, cut from `source` at its range.
+    fn statement_texts(source: &str) -> Vec<&str> {
+        use rustpython_ast::Ranged;
+        parse_module(source)
+            .unwrap()
+            .iter()
+            .map(|s| &source[usize::from(s.start())..usize::from(s.end())])
+            .collect()
+    }
+
+    fn first_value(source: &str) -> ast::Expr {
+        match parse_module(source).unwrap().remove(0) {
+            ast::Stmt::Assign(a) => *a.value,
+            ast::Stmt::Expr(e) => *e.value,
+            other => panic!("not an assignment: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn line_breaks_are_read_as_python_reads_them() {
+        // Inside a string too, and ranges still count in the user's source.
+        let src = "x = '''a\r\nb\rc'''\r\ndef f():\r\n    pass\r\ny = 1\r\n";
+        let ast::Expr::Constant(c) = first_value(src) else {
+            panic!("not a constant")
+        };
+        assert_eq!(c.value, ast::Constant::Str("a\nb\nc".to_owned()));
+        assert_eq!(
+            statement_texts(src),
+            ["x = '''a\r\nb\rc'''", "def f():\r\n    pass", "y = 1"]
+        );
+    }
+
+    #[test]
+    fn ranges_after_a_surrogate_escape_count_in_the_source() {
+        let src = "s = '\\ud800' + f'{\"\\udc00\"=}'\n@d\ndef f(): pass\n";
+        assert_eq!(statement_texts(src)[1], "def f(): pass");
+        // A debug field's text is the source's, escape and all.
+        let ast::Expr::BinOp(op) = first_value(src) else {
+            panic!("not a binop")
+        };
+        let ast::Expr::JoinedStr(j) = *op.right else {
+            panic!("not an f-string")
+        };
+        let ast::Expr::Constant(text) = &j.values[0] else {
+            panic!("no text")
+        };
+        assert_eq!(text.value, ast::Constant::Str("\"\\udc00\"=".to_owned()));
+    }
+
+    #[test]
+    fn a_run_of_text_is_u_when_its_first_piece_is() {
+        let kinds = |src: &str| -> Vec<Option<String>> {
+            let ast::Expr::JoinedStr(j) = first_value(src) else {
+                panic!("not an f-string")
+            };
+            j.values
+                .iter()
+                .filter_map(|v| match v {
+                    ast::Expr::Constant(c) => Some(c.kind.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let u = || Some("u".to_owned());
+        assert_eq!(kinds("u'a' f'{x}' 'b'\n"), [u(), None]);
+        assert_eq!(kinds("f'{x}' u'a'\n"), [u()]);
+        assert_eq!(kinds("f'{x}' u'' 'b'\n"), [u()]);
+        assert_eq!(kinds("U'a' f'{x}'\n"), [None]);
+        let ast::Expr::Constant(c) = first_value("U'a' 'b'\n") else {
+            panic!("not a constant")
+        };
+        assert_eq!(c.kind, None);
     }
 
     #[test]

@@ -115,7 +115,8 @@ fn forbidden_in_field(c: char, fquotes: u8) -> bool {
     match c {
         '\\' | '\n' | '\r' | '\0' => true,
         '\'' | '"' => fquotes & quote_bit(c) != 0,
-        _ => false,
+        // A surrogate is written only as an escape.
+        c => crate::parse::surrogate_of(c).is_some(),
     }
 }
 
@@ -334,12 +335,14 @@ impl Printer {
     }
 
     fn fstring_with(&mut self, values: &[Expr], q: char, triple: bool) {
-        let u = values.iter().any(
-            |v| matches!(v, Expr::Constant(ast::ExprConstant { kind: Some(k), .. }) if k == "u"),
+        let u = matches!(
+            values.first(),
+            Some(Expr::Constant(ast::ExprConstant { kind: Some(k), .. })) if k == "u"
         );
         if u {
-            // CPython marks the literal parts `u` when the first piece of an implicit
-            // concatenation was a u-string; an empty one in front does the same.
+            // CPython marks a run of text `u` when its first piece was a u-string; an
+            // empty one in front does that for the first run. (A later run marked `u`
+            // would need the f-string cut there; it is printed without the mark.)
             self.push("u");
             self.out.push(q);
             self.out.push(q);

@@ -1,4 +1,4 @@
-u'upper-case u prefix'
+'upper-case u prefix'
 (x): int = 1
 match (x,):
     case _:

@@ -1,6 +1,6 @@
-# Where the parser's tree and CPython's could differ. rustpython-parser 0.4 (the
-# parser before ruff's) got the last two wrong; ruff's parser reads them as CPython.
-# CPython gives kind=None for an upper-case U prefix; the parser gives 'u'.
+# Where the parser's tree and CPython's could differ: rustpython-parser 0.4 (the
+# parser before ruff's) got all three wrong.
+# CPython gives kind=None for an upper-case U prefix, 'u' for a lower-case one.
 U'upper-case u prefix'
 # CPython says simple=0 for a parenthesized target.
 (x): int = 1
