@@ -28,6 +28,19 @@ pub(super) struct Unsupported {
 
 type Res<T> = Result<T, Unsupported>;
 
+/// One of two statements that CPython's AST tells apart by node type and ruff's by a
+/// flag (`async def` and `def`, `try` with `except*` and without): the same fields,
+/// written once.
+macro_rules! either {
+    ($flag:expr, $yes:ident($yes_node:ident), $no:ident($no_node:ident) { $($field:ident),* $(,)? }) => {
+        if $flag {
+            ast::Stmt::$yes(ast::$yes_node { $($field),* })
+        } else {
+            ast::Stmt::$no(ast::$no_node { $($field),* })
+        }
+    };
+}
+
 /// Converts nodes whose ranges count from `base` (the offset where the parsed text
 /// starts in the whole source).
 pub(super) struct Converter<'a> {
@@ -132,29 +145,12 @@ impl Converter<'_> {
                 let decorator_list = self.decorators(f.decorator_list)?;
                 let returns = self.opt(f.returns)?;
                 let type_params = self.type_params(f.type_params)?;
-                if f.is_async {
-                    ast::Stmt::AsyncFunctionDef(ast::StmtAsyncFunctionDef {
-                        range,
-                        name,
-                        args,
-                        body,
-                        decorator_list,
-                        returns,
-                        type_comment: None,
-                        type_params,
-                    })
-                } else {
-                    ast::Stmt::FunctionDef(ast::StmtFunctionDef {
-                        range,
-                        name,
-                        args,
-                        body,
-                        decorator_list,
-                        returns,
-                        type_comment: None,
-                        type_params,
-                    })
-                }
+                let type_comment = None;
+                either!(f.is_async,
+                    AsyncFunctionDef(StmtAsyncFunctionDef), FunctionDef(StmtFunctionDef) {
+                        range, name, args, body, decorator_list, returns, type_comment, type_params,
+                    }
+                )
             }
             S::ClassDef(c) => {
                 let range = self.keyword_range(range, !c.decorator_list.is_empty(), &c.name);
@@ -210,25 +206,10 @@ impl Converter<'_> {
                 let iter = self.boxed(*x.iter)?;
                 let body = self.stmts(x.body)?;
                 let orelse = self.stmts(x.orelse)?;
-                if x.is_async {
-                    ast::Stmt::AsyncFor(ast::StmtAsyncFor {
-                        range,
-                        target,
-                        iter,
-                        body,
-                        orelse,
-                        type_comment: None,
-                    })
-                } else {
-                    ast::Stmt::For(ast::StmtFor {
-                        range,
-                        target,
-                        iter,
-                        body,
-                        orelse,
-                        type_comment: None,
-                    })
-                }
+                let type_comment = None;
+                either!(x.is_async, AsyncFor(StmtAsyncFor), For(StmtFor) {
+                    range, target, iter, body, orelse, type_comment,
+                })
             }
             S::While(x) => ast::Stmt::While(ast::StmtWhile {
                 range,
@@ -255,21 +236,10 @@ impl Converter<'_> {
                     })
                     .collect::<Res<Vec<_>>>()?;
                 let body = self.stmts(x.body)?;
-                if x.is_async {
-                    ast::Stmt::AsyncWith(ast::StmtAsyncWith {
-                        range,
-                        items,
-                        body,
-                        type_comment: None,
-                    })
-                } else {
-                    ast::Stmt::With(ast::StmtWith {
-                        range,
-                        items,
-                        body,
-                        type_comment: None,
-                    })
-                }
+                let type_comment = None;
+                either!(x.is_async, AsyncWith(StmtAsyncWith), With(StmtWith) {
+                    range, items, body, type_comment,
+                })
             }
             S::Match(x) => ast::Stmt::Match(ast::StmtMatch {
                 range,
@@ -311,23 +281,9 @@ impl Converter<'_> {
                     .collect::<Res<Vec<_>>>()?;
                 let orelse = self.stmts(x.orelse)?;
                 let finalbody = self.stmts(x.finalbody)?;
-                if x.is_star {
-                    ast::Stmt::TryStar(ast::StmtTryStar {
-                        range,
-                        body,
-                        handlers,
-                        orelse,
-                        finalbody,
-                    })
-                } else {
-                    ast::Stmt::Try(ast::StmtTry {
-                        range,
-                        body,
-                        handlers,
-                        orelse,
-                        finalbody,
-                    })
-                }
+                either!(x.is_star, TryStar(StmtTryStar), Try(StmtTry) {
+                    range, body, handlers, orelse, finalbody,
+                })
             }
             S::Assert(x) => ast::Stmt::Assert(ast::StmtAssert {
                 range,
