@@ -100,7 +100,7 @@ const STMT_REWRITES: [Rewrite; 15] = [
     Rewrite::TypeParamsRemover,
 ];
 
-const EXPR_REWRITES: [Rewrite; 9] = [
+const EXPR_REWRITES: [Rewrite; 10] = [
     Rewrite::CallFwdArg1,
     Rewrite::BinopFwdArgLeft,
     Rewrite::BinopFwdArgRight,
@@ -110,6 +110,7 @@ const EXPR_REWRITES: [Rewrite; 9] = [
     Rewrite::IfExpFwdBody,
     Rewrite::IfExpFwdElse,
     Rewrite::UnaryFwd,
+    Rewrite::StrConcatMerge,
 ];
 
 /// The rewrites whose sites depend on the module's calls and name uses.

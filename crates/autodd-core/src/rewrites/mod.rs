@@ -121,6 +121,7 @@ rewrite_table! {
     DefToExpr => "def-to-expr", Own, ReplaceStmt, High, [Simplify], true;
     ExprToConst => "expr-to-const", Own, ReplaceExpr, Low, [Polish], false;
     TypeParamsRemover => "type-params-remover", Own, ReplaceStmt, Usual, [Slow], false;
+    StrConcatMerge => "str-concat-merge", Own, ReplaceExpr, High, [Polish], false;
 }
 
 /// Whose rewrite it is.
