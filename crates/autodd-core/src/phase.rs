@@ -20,8 +20,7 @@ pub enum Phase {
     /// `func-arg-remover`, `general-expr-remover`, `general-keyword-remover`, plus the fast set.
     Slow,
     /// `str-char-remover`, `hoist-stmt`, `expr-to-const`, `str-concat-merge`: the fine
-    /// rewrites, with sites
-    /// in nearly every string and expression. A round runs it only
+    /// rewrites, with sites in nearly every string and expression. A round runs it only
     /// when its other phases no longer shrank the program, so their many candidates are
     /// tried on what is left at the end, and once it shrinks, a new round starts.
     Polish,
