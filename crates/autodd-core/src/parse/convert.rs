@@ -71,21 +71,12 @@ impl Converter<'_> {
         }
         let bytes = self.text.as_bytes();
         let mut at = usize::from(name.range.start());
+        // The parsed text's line breaks are `\n` (see `prepare`).
         let back_over_blanks = |at: &mut usize| {
             while *at > 0 {
                 match bytes[*at - 1] {
                     b' ' | b'\t' | b'\x0c' => *at -= 1,
-                    b'\n' | b'\r' => {
-                        let mut i = *at - 1;
-                        if bytes[i] == b'\n' && i > 0 && bytes[i - 1] == b'\r' {
-                            i -= 1;
-                        }
-                        if i > 0 && bytes[i - 1] == b'\\' {
-                            *at = i - 1;
-                        } else {
-                            break;
-                        }
-                    }
+                    b'\n' if *at > 1 && bytes[*at - 2] == b'\\' => *at -= 2,
                     _ => break,
                 }
             }

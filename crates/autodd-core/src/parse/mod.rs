@@ -11,7 +11,7 @@ mod convert;
 pub use rustpython_ast as ast;
 use std::borrow::Cow;
 
-use ruff_python_ast::token::{TokenKind, Tokens};
+use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::PySourceType;
 use rustpython_ast::text_size::{TextRange, TextSize};
 use rustpython_ast::Fold;
@@ -39,7 +39,7 @@ pub fn surrogate_of(c: char) -> Option<u32> {
 /// Where a text handed to the parser and the text it was made from differ in length:
 /// from each offset on (in the new text), how many bytes the new text is ahead.
 #[derive(Debug, Default)]
-pub(crate) struct Shifts(Vec<(u32, i64)>);
+struct Shifts(Vec<(u32, i64)>);
 
 impl Shifts {
     /// Records that from `at` on (new text) the new text is `ahead` bytes ahead.
@@ -70,6 +70,16 @@ impl Prepared<'_> {
     fn to_source(&self, at: u32) -> u32 {
         self.steps.iter().rev().fold(at, |at, step| step.back(at))
     }
+}
+
+/// Whether [`prepare`] may rewrite `source`, which moves its offsets.
+fn needs_preparing(source: &str) -> bool {
+    source.contains('\r') || may_hold_surrogates(source)
+}
+
+/// Whether `source` may hold a surrogate escape (`\ud800`, `\U0000d800`).
+fn may_hold_surrogates(source: &str) -> bool {
+    source.contains("\\ud") || source.contains("\\uD") || source.contains("\\U0000")
 }
 
 fn prepare(source: &str) -> Prepared<'_> {
@@ -125,8 +135,7 @@ fn normalize_newlines(source: &str) -> (Cow<'_, str>, Shifts) {
 /// rewritten as described at [`SURROGATE_BASE`]; borrowed when there are none.
 fn protect_surrogates(source: &str) -> (Cow<'_, str>, Shifts) {
     let mut shifts = Shifts::default();
-    let lower = |s: &str| s.contains("\\ud") || s.contains("\\uD") || s.contains("\\U0000");
-    if !lower(source) {
+    if !may_hold_surrogates(source) {
         return (Cow::Borrowed(source), shifts);
     }
     let mut out = String::with_capacity(source.len() + 16);
@@ -191,7 +200,7 @@ fn protect_surrogates(source: &str) -> (Cow<'_, str>, Shifts) {
 
 /// A surrogate escape as the user wrote it (`\\ud800`) in `text`, copied from the
 /// parsed text, where [`protect_surrogates`] wrote its stand-in (`\\U000f5800`).
-pub(crate) fn restore_surrogate_escapes(text: &str) -> Cow<'_, str> {
+fn restore_surrogate_escapes(text: &str) -> Cow<'_, str> {
     const STAND_IN: &str = "\\U000f5";
     if !text.contains(STAND_IN) {
         return Cow::Borrowed(text);
@@ -283,7 +292,7 @@ pub fn reparse_module(
     else {
         return whole();
     };
-    if old_pieces.len() != old.len() || matches!(prepare(source).text, Cow::Owned(_)) {
+    if old_pieces.len() != old.len() || needs_preparing(source) {
         return whole();
     }
     let known: FastMap<&str, usize> = old_pieces
@@ -363,13 +372,9 @@ pub struct Comment {
 /// which is why this asks the lexer instead of scanning lines.
 pub fn comments(source: &str) -> Vec<Comment> {
     let parsed = ruff_python_parser::parse_unchecked_source(source, PySourceType::Python);
-    comments_of(source, parsed.tokens())
-}
-
-fn comments_of(source: &str, tokens: &Tokens) -> Vec<Comment> {
     let index = LineIndex::new(source);
     let mut out = Vec::new();
-    for token in tokens.iter() {
+    for token in parsed.tokens().iter() {
         if token.kind() != TokenKind::Comment {
             continue;
         }
@@ -576,11 +581,13 @@ mod tests {
     #[test]
     fn decorated_definitions_start_at_their_keyword() {
         use rustpython_ast::Ranged;
-        let src = "@dec\nasync \\\n  def f():\n    pass\n@dec\nclass C: pass\n";
-        let body = parse_module(src).unwrap();
-        let at = |i: usize| usize::from(body[i].range().start());
-        assert_eq!(&src[at(0)..at(0) + 5], "async");
-        assert_eq!(&src[at(1)..at(1) + 5], "class");
+        let lf = "@dec\nasync \\\n  def f():\n    pass\n@dec\nclass C: pass\n";
+        for src in [lf.to_owned(), lf.replace('\n', "\r\n")] {
+            let body = parse_module(&src).unwrap();
+            let at = |i: usize| usize::from(body[i].range().start());
+            assert_eq!(&src[at(0)..at(0) + 5], "async");
+            assert_eq!(&src[at(1)..at(1) + 5], "class");
+        }
     }
 
     #[test]
