@@ -683,14 +683,16 @@ impl Converter<'_> {
     /// An f-string, with the plain strings concatenated to it, as one `JoinedStr`:
     /// adjacent text pieces merged into one constant, as CPython does, marked `u` when
     /// the first piece of the run is a `u` string (even an empty one).
-    fn fstring(&self, range: TextRange, value: r::FStringValue) -> Res<ast::Expr> {
+    fn fstring(&self, range: TextRange, mut value: r::FStringValue) -> Res<ast::Expr> {
         let mut parts = FStringParts::default();
-        for part in value.iter() {
+        // ruff lends the parts out only by reference: each field's expression is taken
+        // out of its part rather than copied.
+        for part in value.iter_mut() {
             match part {
                 r::FStringPart::Literal(s) => {
                     parts.push_text(&s.value, self.range(s), self.is_u_string(s))
                 }
-                r::FStringPart::FString(f) => self.elements(&f.elements, &mut parts)?,
+                r::FStringPart::FString(f) => self.elements(&mut f.elements, &mut parts)?,
             }
         }
         parts.flush();
@@ -709,10 +711,10 @@ impl Converter<'_> {
 
     fn elements(
         &self,
-        elements: &r::InterpolatedStringElements,
+        elements: &mut r::InterpolatedStringElements,
         parts: &mut FStringParts,
     ) -> Res<()> {
-        for element in elements.iter() {
+        for element in elements.iter_mut() {
             match element {
                 r::InterpolatedStringElement::Literal(l) => {
                     parts.push_text(&l.value, self.range(l), false);
@@ -736,10 +738,10 @@ impl Converter<'_> {
                         }
                     }
                     parts.flush();
-                    let format_spec = match &i.format_spec {
+                    let format_spec = match &mut i.format_spec {
                         Some(spec) => {
                             let mut inner = FStringParts::default();
-                            self.elements(&spec.elements, &mut inner)?;
+                            self.elements(&mut spec.elements, &mut inner)?;
                             inner.flush();
                             Some(Box::new(ast::Expr::JoinedStr(ast::ExprJoinedStr {
                                 range: self.range(&**spec),
@@ -752,7 +754,10 @@ impl Converter<'_> {
                         .values
                         .push(ast::Expr::FormattedValue(ast::ExprFormattedValue {
                             range,
-                            value: self.boxed((*i.expression).clone())?,
+                            value: self.boxed(std::mem::replace(
+                                &mut i.expression,
+                                r::Expr::NoneLiteral(Default::default()),
+                            ))?,
                             conversion,
                             format_spec,
                         }));
