@@ -32,7 +32,7 @@ pub fn matches(rewrite: Rewrite, expr: &Expr) -> bool {
             matches!(expr, Expr::Subscript(a) if a.ctx == ast::ExprContext::Load)
         }
         Rewrite::IfExpFwdBody | Rewrite::IfExpFwdElse => matches!(expr, Expr::IfExp(_)),
-        Rewrite::StrConcatMerge => merged_literal(expr).is_some(),
+        Rewrite::StrConcatMerge => is_literal_concat(expr),
         // `-1` is how a negative number is written: `int-reduce-2` shrinks it instead.
         Rewrite::UnaryFwd => {
             matches!(expr, Expr::UnaryOp(u) if !matches!(*u.operand, Expr::Constant(_)))
@@ -83,91 +83,78 @@ pub fn replace(rewrite: Rewrite, expr: Expr) -> Expr {
         (Rewrite::IfExpFwdElse, Expr::IfExp(e)) => *e.orelse,
         (Rewrite::UnaryFwd, Expr::UnaryOp(u)) => *u.operand,
         (Rewrite::ExprToConst, _) => make::int(0),
-        (Rewrite::StrConcatMerge, expr) => merged_literal(&expr).unwrap_or(expr),
+        (Rewrite::StrConcatMerge, expr) => merged_literal(expr),
         (_, expr) => expr,
     }
 }
 
-/// The one literal that `expr`, a `+` of two string literals (f-strings included) or
-/// of two bytes literals, evaluates to: `'a ' + f'{b}'` is `f'a {b}'`, `b'x' + b'y'`
-/// is `b'xy'`. The same value in one token instead of three.
-fn merged_literal(expr: &Expr) -> Option<Expr> {
-    let Expr::BinOp(b) = expr else {
-        return None;
-    };
-    if b.op != ast::Operator::Add {
-        return None;
-    }
-    let bytes = |e: &Expr| match e {
+fn is_bytes(e: &Expr) -> bool {
+    matches!(
+        e,
         Expr::Constant(ast::ExprConstant {
-            value: ast::Constant::Bytes(v),
+            value: ast::Constant::Bytes(_),
             ..
-        }) => Some(v.clone()),
-        _ => None,
+        })
+    )
+}
+
+fn is_str(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Constant(ast::ExprConstant {
+            value: ast::Constant::Str(_),
+            ..
+        }) | Expr::JoinedStr(_)
+    )
+}
+
+/// Whether `expr` is a `+` of two string literals (f-strings included) or of two
+/// bytes literals.
+fn is_literal_concat(expr: &Expr) -> bool {
+    matches!(expr, Expr::BinOp(b) if b.op == ast::Operator::Add
+        && ((is_str(&b.left) && is_str(&b.right)) || (is_bytes(&b.left) && is_bytes(&b.right))))
+}
+
+/// The one literal that `expr`, a [`is_literal_concat`] `+`, evaluates to:
+/// `'a ' + f'{b}'` is `f'a {b}'`, `b'x' + b'y'` is `b'xy'`. The same value in one
+/// token instead of three. Any other expression comes back unchanged.
+fn merged_literal(expr: Expr) -> Expr {
+    if !is_literal_concat(&expr) {
+        return expr;
+    }
+    let Expr::BinOp(b) = expr else {
+        return expr;
     };
-    if let (Some(mut left), Some(right)) = (bytes(&b.left), bytes(&b.right)) {
-        left.extend(right);
-        return Some(Expr::Constant(ast::ExprConstant {
-            range: b.range,
-            value: ast::Constant::Bytes(left),
-            kind: None,
-        }));
-    }
-    // The pieces of a string literal: its text, or an f-string's values.
-    let pieces = |e: &Expr| -> Option<Vec<Expr>> {
-        match e {
-            Expr::Constant(ast::ExprConstant {
-                value: ast::Constant::Str(_),
-                ..
-            }) => Some(vec![e.clone()]),
-            Expr::JoinedStr(j) => Some(j.values.clone()),
-            _ => None,
-        }
+    let range = b.range;
+    // The pieces of a literal: itself, or an f-string's values.
+    let pieces = |e: Expr| match e {
+        Expr::JoinedStr(j) => j.values,
+        other => vec![other],
     };
-    let (left, right) = (pieces(&b.left)?, pieces(&b.right)?);
-    let mut values: Vec<Expr> = Vec::with_capacity(left.len() + right.len());
-    for piece in left.into_iter().chain(right) {
-        let text = |e: &Expr| match e {
-            Expr::Constant(ast::ExprConstant {
-                value: ast::Constant::Str(s),
-                ..
-            }) => Some(s.clone()),
-            _ => None,
+    let mut values: Vec<Expr> = Vec::new();
+    for piece in pieces(*b.left).into_iter().chain(pieces(*b.right)) {
+        // Adjacent text (or bytes) joins the piece before it; empty text goes.
+        let Expr::Constant(c) = piece else {
+            values.push(piece);
+            continue;
         };
-        match (values.last_mut(), text(&piece)) {
-            (_, Some(t)) if t.is_empty() => {}
-            (Some(Expr::Constant(last)), Some(t)) => {
-                if let ast::Constant::Str(s) = &mut last.value {
-                    s.push_str(&t);
-                }
-            }
-            _ => values.push(piece),
+        match (values.last_mut(), c.value) {
+            (_, ast::Constant::Str(t)) if t.is_empty() => {}
+            (Some(Expr::Constant(last)), value) => match (&mut last.value, value) {
+                (ast::Constant::Str(s), ast::Constant::Str(t)) => s.push_str(&t),
+                (ast::Constant::Bytes(s), ast::Constant::Bytes(t)) => s.extend(t),
+                (_, value) => values.push(Expr::Constant(ast::ExprConstant { value, ..c })),
+            },
+            (_, value) => values.push(Expr::Constant(ast::ExprConstant { value, ..c })),
         }
     }
-    if !values.iter().any(|v| matches!(v, Expr::FormattedValue(_))) {
-        // No field: a plain string.
-        let text = values
-            .iter()
-            .filter_map(|v| match v {
-                Expr::Constant(ast::ExprConstant {
-                    value: ast::Constant::Str(s),
-                    ..
-                }) => Some(s.as_str()),
-                _ => None,
-            })
-            .collect::<String>();
-        let kind = match &*b.left {
-            Expr::Constant(c) => c.kind.clone(),
-            _ => None,
-        };
-        return Some(Expr::Constant(ast::ExprConstant {
-            range: b.range,
-            value: ast::Constant::Str(text),
-            kind,
-        }));
+    if values.iter().all(|v| matches!(v, Expr::Constant(_))) {
+        // No field left: the pieces were joined into one literal (or none: `'' + ''`).
+        let mut one = values.pop().unwrap_or_else(|| make::str(""));
+        if let Expr::Constant(c) = &mut one {
+            c.range = range;
+        }
+        return one;
     }
-    Some(Expr::JoinedStr(ast::ExprJoinedStr {
-        range: b.range,
-        values,
-    }))
+    Expr::JoinedStr(ast::ExprJoinedStr { range, values })
 }
