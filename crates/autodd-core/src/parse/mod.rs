@@ -2,7 +2,7 @@
 //! and turning byte offsets into line/column positions.
 //!
 //! Programs are read by ruff's parser (`ruff_python_parser`, Python 3.7 to 3.14) and
-//! its tree is converted ([`convert`]) into the rustpython AST, CPython's `ast`,
+//! its tree is converted (`convert.rs`) into the rustpython AST, CPython's `ast`,
 //! which the rest of the core works on (the types are re-exported from here as
 //! [`ast`]). docs/parser.md says why.
 

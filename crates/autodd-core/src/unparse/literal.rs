@@ -11,7 +11,6 @@
 //! [`Printer::fsoft`] set, nested literals pick a quote outside them, and when that is
 //! impossible they raise [`Printer::fstring_failed`] and the f-string tries its next
 //! quote: `'`, `"`, `'''`, `"""`.
-//!
 
 use std::fmt::Write;
 
