@@ -307,7 +307,7 @@ def _reference_notes(cases) -> str:
 
 
 def _cache_note(cases) -> str:
-    """Which reference runs were reused from bench/.cache (see harness/refcache.py)."""
+    """Which reference runs were reused from bench/runs (see harness/refcache.py)."""
     reused = {}
     missing = []
     for c in cases:
@@ -323,7 +323,7 @@ def _cache_note(cases) -> str:
         notes.append(
             "Reference runs are deterministic in what they do and take 1 to 10 minutes each,"
             " so `bench/run` reuses an earlier run of the same reference on the same case,"
-            " budget, timeout, Python and core count from `bench/.cache/reference-runs/`"
+            " budget, timeout, Python and core count from `bench/runs/`"
             f" (`--fresh-reference` re-runs them). Reused here, by the day they ran: {dates}."
             " Their wall times come from that run, while other work may have shared the"
             " machine, so the time ratios are approximate; runs and sizes do not depend on it.")

@@ -26,13 +26,17 @@ SHRINKRAY_DEPS = [
 
 
 def python312():
-    """An interpreter of Python 3.12 or later: on PATH, else pyenv's."""
-    for name in ("python3.13", "python3.12"):
-        found = shutil.which(name)
-        if found:
-            return found
-    versions = sorted(glob.glob(str(Path.home() / ".pyenv" / "versions" / "3.1[2-9]*" / "bin" / "python3")))
-    return versions[-1] if versions else None
+    """An interpreter of Python 3.12 or later that runs: on PATH, else pyenv's. (A
+    pyenv shim is on PATH for every version pyenv holds, but it fails for those that
+    are not selected, so each candidate is tried.)"""
+    candidates = [shutil.which(name) for name in ("python3.13", "python3.12")]
+    candidates += sorted(glob.glob(str(Path.home() / ".pyenv" / "versions" / "3.1[2-9]*" / "bin" / "python3")),
+                         reverse=True)
+    probe = "import sys; sys.exit(sys.version_info < (3, 12))"
+    for candidate in filter(None, candidates):
+        if subprocess.run([candidate, "-c", probe], capture_output=True).returncode == 0:
+            return candidate
+    return None
 
 
 def prepare(cache: Path, paths: dict, log=print) -> dict:
@@ -62,10 +66,15 @@ def prepare(cache: Path, paths: dict, log=print) -> dict:
             found["problems"]["shrinkray"] = "shrinkray needs Python >= 3.12, and none was found"
         else:
             log(f"setup: installing {SHRINKRAY} into {env_dir} ({base})")
-            subprocess.run([base, "-m", "venv", str(env_dir)], check=True)
             pip = [str(env_dir / "bin" / "python3"), "-m", "pip", "install", "-q"]
-            subprocess.run([*pip, "--no-deps", SHRINKRAY], check=True)
-            subprocess.run([*pip, *SHRINKRAY_DEPS], check=True)
+            try:
+                subprocess.run([base, "-m", "venv", str(env_dir)], check=True)
+                subprocess.run([*pip, "--no-deps", SHRINKRAY], check=True)
+                subprocess.run([*pip, *SHRINKRAY_DEPS], check=True)
+            except subprocess.CalledProcessError as failed:
+                # No half-made venv: the next run tries again.
+                shutil.rmtree(env_dir, ignore_errors=True)
+                found["problems"]["shrinkray"] = f"installing it failed: {' '.join(map(str, failed.cmd))}"
     found["shrinkray"] = [str(shrinkray)] if shrinkray.exists() else None
     return found
 

@@ -6,7 +6,10 @@ cost hours. A reference run is reused only when everything that decides it is th
 same: the tool, the case's text and message, the reference module's bytes, the
 budget, the per-candidate timeout, the Python version and the core count. Reused
 results say when they were measured; `bench/run --fresh-reference` ignores the cache.
-The cache lives in bench/.cache/ (never committed)."""
+
+The runs live in bench/runs/, which is committed: a peer run takes up to 30 minutes
+per case, so a new clone must not have to repeat hours of them. Each entry holds the
+run's figures and the program it ended with, with no path of the machine it ran on."""
 
 import datetime
 import hashlib
@@ -47,10 +50,14 @@ def load(folder: Path, digest: str, workdir: Path):
     return run
 
 
-def store(folder: Path, digest: str, run: dict) -> None:
+def store(folder: Path, digest: str, run: dict, tool: str, case: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     output = Path(run["output"]).read_text() if run.get("output") else None
-    data = {"measured_on": datetime.date.today().isoformat(), "run": run, "output_text": output}
+    kept = {k: v for k, v in run.items() if k not in ("output", "log_tail")}
+    if run.get("log_tail"):
+        kept["log_tail"] = run["log_tail"].replace(str(folder.parent.parent), "<repo>")
+    data = {"tool": tool, "case": case, "measured_on": datetime.date.today().isoformat(), "run": kept,
+            "output_text": output}
     tmp = folder / f"{digest}.json.tmp"
-    tmp.write_text(json.dumps(data, indent=1))
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     tmp.replace(folder / f"{digest}.json")
