@@ -14,8 +14,9 @@ pub enum Phase {
     /// `for-bind-first`, `assign-rhs-1`, `call-fwd-arg1`, `binop-fwd-arg-*`, `func-arg-remover`,
     /// `param-with-args-remover`, plus the fast set.
     Simplify,
-    /// `int-reduce-2`: halving often keeps the length (`128` → `64`), so any accepted
-    /// change is progress here.
+    /// `int-reduce-2` and `int-step-down`: halving often keeps the length (`128` →
+    /// `64`), so any accepted change is progress here. Where half is too little
+    /// (`n=40` must stay in 32..38), stepping down by an eighth still gets there.
     IntReduce,
     /// `func-arg-remover`, `general-expr-remover`, `general-keyword-remover`, plus the fast set.
     Slow,

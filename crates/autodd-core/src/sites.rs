@@ -100,11 +100,13 @@ const STMT_REWRITES: [Rewrite; 15] = [
     Rewrite::TypeParamsRemover,
 ];
 
-const EXPR_REWRITES: [Rewrite; 10] = [
+const EXPR_REWRITES: [Rewrite; 11] = [
     Rewrite::CallFwdArg1,
     Rewrite::BinopFwdArgLeft,
     Rewrite::BinopFwdArgRight,
     Rewrite::IntReduce2,
+    // After `int-reduce-2`: where both are chosen on one integer, it halves.
+    Rewrite::IntStepDown,
     Rewrite::AttributeFwd,
     Rewrite::SubscriptFwd,
     Rewrite::IfExpFwdBody,
@@ -171,14 +173,25 @@ pub fn find_sites(
             });
             map.uses.insert(node, uses);
         }
-        // In node order, after the other sites of the same statement.
-        map.sites.sort_by_key(|site| site.node);
+        // In node order, before the other sites of the same statement: where a
+        // group of sites ends inside a statement, it then holds the removal that
+        // takes the statement's uses along, not a `stmt-remover` that leaves them
+        // reading a deleted name. Cut the other way, every group over a run of
+        // small functions failed at its end, and the failures kept the groups
+        // from growing.
+        map.sites
+            .sort_by_key(|site| (site.node, site.rewrite != Rewrite::RemoveWithUses));
     }
     map.int_sites = map
         .sites
         .iter()
         .filter(|s| s.rewrite == Rewrite::IntReduce2)
         .count();
+    if map.int_sites >= LONG_LIST {
+        // A data table's numbers go by halves only: stepping each down as well
+        // would double the phase's sites for numbers that rarely matter one by one.
+        map.sites.retain(|s| s.rewrite != Rewrite::IntStepDown);
+    }
     map
 }
 

@@ -1,5 +1,6 @@
 //! Expression rewrites: `assign-rhs-1`, `call-fwd-arg1`, `binop-fwd-arg-left/right`,
-//! `int-reduce-2`, and autodd's `attribute-fwd` (`a.b` → `a`), `subscript-fwd`
+//! `int-reduce-2`, and autodd's `int-step-down` (`40` → `35`: down by an eighth, at
+//! least 1), `attribute-fwd` (`a.b` → `a`), `subscript-fwd`
 //! (`a[i]` → `a`), `ifexp-fwd-body/else` (`a if c else b` → `a` / `b`) and `unary-fwd`
 //! (`not x`, `-x`, `~x` → `x`), `expr-to-const` (any value → `0`) and `str-concat-merge`
 //! (`'a ' + f'{b}'` → `f'a {b}'`).
@@ -20,7 +21,7 @@ pub fn matches(rewrite: Rewrite, expr: &Expr) -> bool {
             matches!(expr, Expr::Call(c) if c.args.first().is_some_and(|a| !matches!(a, Expr::Starred(_))))
         }
         Rewrite::BinopFwdArgLeft | Rewrite::BinopFwdArgRight => matches!(expr, Expr::BinOp(_)),
-        Rewrite::IntReduce2 => matches!(
+        Rewrite::IntReduce2 | Rewrite::IntStepDown => matches!(
             expr,
             Expr::Constant(ast::ExprConstant { value: ast::Constant::Int(v), .. }) if *v > BigInt::one()
         ),
@@ -74,6 +75,13 @@ pub fn replace(rewrite: Rewrite, expr: Expr) -> Expr {
         (Rewrite::IntReduce2, Expr::Constant(mut c)) => {
             if let ast::Constant::Int(v) = &mut c.value {
                 *v = &*v / 2;
+            }
+            Expr::Constant(c)
+        }
+        (Rewrite::IntStepDown, Expr::Constant(mut c)) => {
+            if let ast::Constant::Int(v) = &mut c.value {
+                let step = (&*v / 8u32).max(BigInt::one());
+                *v -= step;
             }
             Expr::Constant(c)
         }

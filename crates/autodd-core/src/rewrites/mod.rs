@@ -122,6 +122,7 @@ rewrite_table! {
     ExprToConst => "expr-to-const", Own, ReplaceExpr, Low, [Polish], false;
     TypeParamsRemover => "type-params-remover", Own, ReplaceStmt, Usual, [Slow], false;
     StrConcatMerge => "str-concat-merge", Own, ReplaceExpr, High, [Polish], false;
+    IntStepDown => "int-step-down", Own, ReplaceExpr, Usual, [IntReduce], false;
 }
 
 /// Whose rewrite it is.
