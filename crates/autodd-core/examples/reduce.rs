@@ -2,12 +2,17 @@
 //!
 //!     cargo run --release -p autodd-core --example reduce -- FILE MSG [--text]
 //!
-//! Runs each candidate with `python3` and keeps those whose output contains MSG
-//! (with `--text`, those whose source contains MSG: no Python at all). Prints every
-//! accepted step and the final program. Not the product: that is `autodd` (host-node).
+//! Runs each candidate with `python3` (`$PYTHON`), for at most 10 seconds, and keeps
+//! those whose output contains MSG (with `--text`, those whose source contains MSG: no
+//! Python at all). Prints every accepted step and the final program. Not the product:
+//! that is `autodd` (host-node).
 
+use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How long one candidate may run; one that loops is then not interesting.
+const LIMIT: Duration = Duration::from_secs(10);
 
 use autodd_core::{Options, Reducer};
 
@@ -41,13 +46,9 @@ fn main() {
         } else {
             let t = Instant::now();
             std::fs::write(&tmp, &c.source).expect("write temp file");
-            let out = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into()))
-                .arg(&tmp)
-                .output()
-                .expect("python3");
+            let output = run_python(&tmp);
             python_time += t.elapsed().as_secs_f64();
-            String::from_utf8_lossy(&out.stdout).contains(msg.as_str())
-                || String::from_utf8_lossy(&out.stderr).contains(msg.as_str())
+            output.is_some_and(|out| out.contains(msg.as_str()))
         };
         if interesting {
             eprintln!(
@@ -61,6 +62,7 @@ fn main() {
         reducer.report(c.id, interesting);
     }
     let _ = std::fs::remove_file(&tmp);
+    let _ = std::fs::remove_file(tmp.with_extension("out"));
     let elapsed = started.elapsed().as_secs_f64();
     let s = reducer.stats();
     print!("{}", reducer.best());
@@ -79,4 +81,30 @@ fn main() {
         elapsed,
         python_time
     );
+}
+
+/// Runs `$PYTHON` (default `python3`) on `path`, its stdout and stderr into one file
+/// beside it (not memory: a candidate may print in a loop); the output, or `None` when
+/// it ran past [`LIMIT`] and was killed.
+fn run_python(path: &Path) -> Option<String> {
+    let out_path = path.with_extension("out");
+    let out = std::fs::File::create(&out_path).expect("create output file");
+    let err = out.try_clone().expect("clone output file");
+    let mut child = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into()))
+        .arg(path)
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .expect("python3");
+    let deadline = Instant::now() + LIMIT;
+    while child.try_wait().expect("wait for python3").is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let bytes = std::fs::read(&out_path).expect("read output file");
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
