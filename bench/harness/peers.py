@@ -67,13 +67,18 @@ def prepare(cache: Path, paths: dict, log=print) -> dict:
         else:
             log(f"setup: installing {SHRINKRAY} into {env_dir} ({base})")
             pip = [str(env_dir / "bin" / "python3"), "-m", "pip", "install", "-q"]
+            # Its dependencies first: the shrinkray command existing is what says
+            # the venv is complete.
             try:
                 subprocess.run([base, "-m", "venv", str(env_dir)], check=True)
-                subprocess.run([*pip, "--no-deps", SHRINKRAY], check=True)
                 subprocess.run([*pip, *SHRINKRAY_DEPS], check=True)
-            except subprocess.CalledProcessError as failed:
-                # No half-made venv: the next run tries again.
+                subprocess.run([*pip, "--no-deps", SHRINKRAY], check=True)
+            except BaseException as failed:
+                # No half-made venv (an install failed or was interrupted): the next
+                # run tries again.
                 shutil.rmtree(env_dir, ignore_errors=True)
+                if not isinstance(failed, subprocess.CalledProcessError):
+                    raise
                 found["problems"]["shrinkray"] = f"installing it failed: {' '.join(map(str, failed.cmd))}"
     found["shrinkray"] = [str(shrinkray)] if shrinkray.exists() else None
     return found

@@ -55,7 +55,9 @@ def store(folder: Path, digest: str, run: dict, tool: str, case: str) -> None:
     output = Path(run["output"]).read_text() if run.get("output") else None
     kept = {k: v for k, v in run.items() if k not in ("output", "log_tail")}
     if run.get("log_tail"):
-        kept["log_tail"] = run["log_tail"].replace(str(folder.parent.parent), "<repo>")
+        # Tracebacks name the checkout and the interpreters under the home folder.
+        kept["log_tail"] = run["log_tail"].replace(str(folder.parent.parent), "<repo>").replace(
+            str(Path.home()), "~")
     data = {"tool": tool, "case": case, "measured_on": datetime.date.today().isoformat(), "run": kept,
             "output_text": output}
     tmp = folder / f"{digest}.json.tmp"

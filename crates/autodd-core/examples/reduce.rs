@@ -92,6 +92,7 @@ fn run_python(path: &Path) -> Option<String> {
     let err = out.try_clone().expect("clone output file");
     let mut child = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into()))
         .arg(path)
+        .stdin(std::process::Stdio::null())
         .stdout(out)
         .stderr(err)
         .spawn()

@@ -188,8 +188,9 @@ pub fn find_sites(
         .filter(|s| s.rewrite == Rewrite::IntReduce2)
         .count();
     if map.int_sites >= LONG_LIST {
-        // A data table's numbers go by halves only: stepping each down as well
-        // would double the phase's sites for numbers that rarely matter one by one.
+        // With 16 or more integers anywhere (a data table, typically), numbers go
+        // by halves only: stepping each down as well would double the phase's
+        // sites for numbers that rarely matter one by one.
         map.sites.retain(|s| s.rewrite != Rewrite::IntStepDown);
     }
     map
