@@ -3,6 +3,9 @@
 import os
 import platform
 import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def describe(python) -> dict:
@@ -29,3 +32,9 @@ def _version(argv) -> str:
         return subprocess.run(argv, capture_output=True, text=True).stdout.strip()
     except OSError:
         return "unknown"
+
+
+def without_paths(text: str) -> str:
+    """`text` with no folder of this machine in it: paths in the repository made
+    relative to it, the home folder (pyenv's interpreters, tracebacks) written `~`."""
+    return text.replace(str(ROOT) + "/", "").replace(str(Path.home()), "~")

@@ -16,6 +16,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from harness import machine
+
 
 def key(tool: str, case: dict, text: str, budget: float, timeout: int, paths: dict, machine: dict,
         version: str = "") -> str:
@@ -53,11 +55,9 @@ def load(folder: Path, digest: str, workdir: Path):
 def store(folder: Path, digest: str, run: dict, tool: str, case: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     output = Path(run["output"]).read_text() if run.get("output") else None
-    kept = {k: v for k, v in run.items() if k not in ("output", "log_tail")}
+    kept = {k: v for k, v in run.items() if k != "output"}
     if run.get("log_tail"):
-        # Tracebacks name the checkout and the interpreters under the home folder.
-        kept["log_tail"] = run["log_tail"].replace(str(folder.parent.parent), "<repo>").replace(
-            str(Path.home()), "~")
+        kept["log_tail"] = machine.without_paths(run["log_tail"])
     data = {"tool": tool, "case": case, "measured_on": datetime.date.today().isoformat(), "run": kept,
             "output_text": output}
     tmp = folder / f"{digest}.json.tmp"

@@ -11,10 +11,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use autodd_core::{Options, Reducer};
+
 /// How long one candidate may run; one that loops is then not interesting.
 const LIMIT: Duration = Duration::from_secs(10);
-
-use autodd_core::{Options, Reducer};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
