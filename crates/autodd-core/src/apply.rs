@@ -4,8 +4,8 @@
 use crate::hash::{FastMap, FastSet};
 use crate::parse::ast::{self, Expr, Stmt};
 use crate::rewrites::calls::{
-    forward_into_def, forward_names, forwardable, inlinable, inlinable_assign, inline_calls,
-    inline_returns, remove_call_args, returning_def, ParamTarget,
+    forward_into_def, forward_names, forward_names_in, forwardable, inlinable, inlinable_assign,
+    inline_calls, inline_returns, remove_call_args, returning_def, ParamTarget,
 };
 use crate::rewrites::{expressions, functions, lists, make, statements, strings, Rewrite, Shape};
 use crate::sites::{Site, SiteMap};
@@ -83,8 +83,12 @@ struct Applier<'a> {
     inlines: Vec<(String, ast::StmtFunctionDef)>,
     /// Removed `def`s that return one value, for their one call (`def-to-expr`).
     returns: Vec<(String, Stmt)>,
-    /// Removed classes and their bases, for the names that read them (`class-to-base`).
+    /// Removed classes and their bases, for the names that read them (`class-to-base`),
+    /// and removed module-level assignments and their values (`assign-inline`).
     forwards: Vec<(String, Expr)>,
+    /// The same for the assignments of each `def` being visited, innermost last: a
+    /// local's read is in its own function.
+    local_forwards: Vec<Vec<(String, Expr)>>,
     /// For each compound statement a chosen `hoist-stmt` replaces, the statement that
     /// replaces it (the first chosen), and that statement once visited.
     hoists: FastMap<u32, u32>,
@@ -123,10 +127,27 @@ impl<'a> Applier<'a> {
             inlines: Vec::new(),
             returns: Vec::new(),
             forwards: Vec::new(),
+            local_forwards: Vec::new(),
             hoists,
             hoisted: FastMap::default(),
             removed,
         }
+    }
+
+    /// For an assignment `unpack-pair-remover` has sites in (`id` is its node), which
+    /// of its targets were chosen: the tuple target is its first child, and its
+    /// items follow.
+    fn chosen_pairs(&self, id: u32, stmt: &Stmt) -> Vec<bool> {
+        let Some(targets) = statements::unpackable_pairs(stmt) else {
+            return Vec::new();
+        };
+        let mut item = id + 2;
+        let mut chosen = Vec::with_capacity(targets.len());
+        for _ in targets {
+            chosen.push(self.selected(item) == Some(Rewrite::UnpackPairRemover));
+            item = self.ends.get(item as usize).copied().unwrap_or(item + 1);
+        }
+        chosen
     }
 
     fn selected(&self, id: u32) -> Option<Rewrite> {
@@ -217,8 +238,11 @@ impl VisitorMut for Applier<'_> {
                     // `name = value` or `class name(base): pass`: reads of `name` get
                     // the value or the base.
                     self.skip(id);
-                    if let Some((name, value)) = inlinable_assign(&stmt).or(forwardable(&stmt)) {
-                        self.forwards.push((name.to_string(), value.clone()));
+                    if let Some((name, value)) = inlinable_assign(&stmt) {
+                        let to = self.local_forwards.last_mut().unwrap_or(&mut self.forwards);
+                        to.push((name.to_string(), value.clone()));
+                    } else if let Some((name, base)) = forwardable(&stmt) {
+                        self.forwards.push((name.to_string(), base.clone()));
                     }
                     body.push(make::pass());
                 }
@@ -245,7 +269,21 @@ impl VisitorMut for Applier<'_> {
     fn stmt(&mut self, stmt: &mut Stmt) {
         let id = self.next;
         self.next += 1;
+        let def = matches!(stmt, Stmt::FunctionDef(_) | Stmt::AsyncFunctionDef(_));
+        if def {
+            self.local_forwards.push(Vec::new());
+        }
+        let pairs = self.chosen_pairs(id, stmt);
         walk::walk_stmt(self, stmt);
+        if pairs.contains(&true) {
+            statements::remove_pairs(stmt, &pairs);
+        }
+        if def {
+            let forwards = self.local_forwards.pop().unwrap_or_default();
+            if !forwards.is_empty() {
+                forward_names_in(stmt, &forwards);
+            }
+        }
         // Edits run after the children, so the ids the children were counted with
         // still match the tree the sites were found on.
         match self.selected(id) {

@@ -10,7 +10,7 @@ use crate::freeze;
 use crate::hash::FastMap;
 use crate::parse::ast::{self, Expr, Stmt};
 
-use crate::rewrites::calls::{self, def_context, CallIndex, DefContext, ParamTarget};
+use crate::rewrites::calls::{self, def_context, CallIndex, DefContext, LocalNames, ParamTarget};
 use crate::rewrites::uses::{self, UseIndex};
 use crate::rewrites::{expressions, functions, lists, statements, strings, Rewrite, RewriteSet};
 use crate::walk::{self, ListKind, VisitorMut};
@@ -100,7 +100,7 @@ const STMT_REWRITES: [Rewrite; 15] = [
     Rewrite::TypeParamsRemover,
 ];
 
-const EXPR_REWRITES: [Rewrite; 11] = [
+const EXPR_REWRITES: [Rewrite; 13] = [
     Rewrite::CallFwdArg1,
     Rewrite::BinopFwdArgLeft,
     Rewrite::BinopFwdArgRight,
@@ -112,6 +112,8 @@ const EXPR_REWRITES: [Rewrite; 11] = [
     Rewrite::IfExpFwdBody,
     Rewrite::IfExpFwdElse,
     Rewrite::UnaryFwd,
+    Rewrite::BoolopFwdFirst,
+    Rewrite::BoolopFwdLast,
     Rewrite::StrConcatMerge,
 ];
 
@@ -162,6 +164,9 @@ pub fn find_sites(
         items: Vec::new(),
         no_const: Vec::new(),
         in_pattern: 0,
+        locals: Vec::new(),
+        pairs: None,
+        pair_item: false,
     };
     finder.body(&mut scratch);
     let mut map = finder.map;
@@ -231,6 +236,14 @@ struct Finder {
     no_const: Vec<*const Expr>,
     /// How many `case` patterns enclose the current node: their values stay.
     in_pattern: u32,
+    /// The names of each `def` enclosing the current node, innermost last (only
+    /// when `assign-inline` is asked for).
+    locals: Vec<LocalNames>,
+    /// The targets of the assignment being visited, when `unpack-pair-remover` may
+    /// remove their items with the values they take; and whether the next visited
+    /// expression is one of them.
+    pairs: Option<*const Vec<Expr>>,
+    pair_item: bool,
 }
 
 /// Where a `return` or `raise` could be hoisted to (see `hoist-stmt`).
@@ -315,7 +328,14 @@ impl VisitorMut for Finder {
             }) {
                 self.offer(open.id, Rewrite::ClassToBase);
             }
-            if calls::inlinable_assign(stmt).is_some_and(|(name, _)| self.calls.single_use(name)) {
+            // A function's own assignment is matched within the function: the
+            // `node = …; return node` of one method, whatever other methods call
+            // their own `node`.
+            let local = self.class.is_none().then(|| self.locals.last()).flatten();
+            if calls::inlinable_assign(stmt).is_some_and(|(name, _)| {
+                self.calls.single_use(name)
+                    || local.is_some_and(|l| l.single_use(name) && self.calls.unfrozen_reads(name))
+            }) {
                 self.offer(open.id, Rewrite::AssignInline);
             }
         }
@@ -381,9 +401,18 @@ impl VisitorMut for Finder {
             // A `def` under an `if` in a class body is still a method.
             _ => self.class.clone_from(&outer_class),
         }
+        let scope = matches!(stmt, Stmt::FunctionDef(_) | Stmt::AsyncFunctionDef(_))
+            && self.kinds.contains(Rewrite::AssignInline);
+        if scope {
+            self.locals.push(LocalNames::of(stmt));
+        }
+        if self.kinds.contains(Rewrite::UnpackPairRemover) {
+            self.pairs = statements::unpackable_pairs(stmt).map(|t| t as *const _);
+        }
         match stmt {
             Stmt::Assign(s) => {
                 self.expr_list(&mut s.targets, ListKind::AssignTargets);
+                self.pairs = None;
                 self.rhs = true;
                 self.expr(&mut s.value);
             }
@@ -403,6 +432,9 @@ impl VisitorMut for Finder {
             }
             _ => walk::walk_stmt(self, stmt),
         }
+        if scope {
+            self.locals.pop();
+        }
         self.class = outer_class;
         self.hoist = outer_hoist;
         self.statements.pop();
@@ -413,6 +445,12 @@ impl VisitorMut for Finder {
             if let Some(names) = self.names.as_mut() {
                 names.keep(open.id);
             }
+            // A pair would go with the frozen value it holds (nodes after this
+            // statement's are its own: an assignment holds no statement).
+            let id = open.id;
+            self.map
+                .sites
+                .retain(|site| site.rewrite != Rewrite::UnpackPairRemover || site.node <= id);
             // Hoisting a statement out of this one would drop the frozen code in it.
             let targets = &self.map.hoist_targets;
             self.map.sites.retain(|site| {
@@ -424,6 +462,7 @@ impl VisitorMut for Finder {
 
     fn expr(&mut self, expr: &mut Expr) {
         let list = self.list_ctx.take();
+        let pair = std::mem::take(&mut self.pair_item);
         let rhs = std::mem::take(&mut self.rhs);
         let optional = std::mem::take(&mut self.optional);
         let to_const = !rhs
@@ -447,6 +486,9 @@ impl VisitorMut for Finder {
             }
             if optional {
                 self.offer(open.id, Rewrite::OptionalExprRemover);
+            }
+            if pair {
+                self.offer(open.id, Rewrite::UnpackPairRemover);
             }
             if rhs && expressions::matches(Rewrite::AssignRhs1, expr) {
                 self.offer(open.id, Rewrite::AssignRhs1);
@@ -545,8 +587,10 @@ impl VisitorMut for Finder {
 
     fn expr_list(&mut self, list: &mut Vec<Expr>, kind: ListKind) {
         let len = list.len();
+        let pairs = self.pairs == Some(&*list as *const _);
         for expr in list.iter_mut() {
             self.list_ctx = Some((kind, len));
+            self.pair_item = pairs;
             self.expr(expr);
         }
     }

@@ -578,6 +578,15 @@ pub fn forward_names(body: &mut Vec<Stmt>, forwards: &[(String, Expr)]) {
     Forwarder::chained(forwards).body(body);
 }
 
+/// [`forward_names`] within the body of a `def` (whose local is inlined).
+pub fn forward_names_in(def: &mut Stmt, forwards: &[(String, Expr)]) {
+    if let Stmt::FunctionDef(ast::StmtFunctionDef { body, .. })
+    | Stmt::AsyncFunctionDef(ast::StmtAsyncFunctionDef { body, .. }) = def
+    {
+        Forwarder::chained(forwards).body(body);
+    }
+}
+
 /// [`forward_names`] in a removed `def`, except over the names of its parameters.
 pub fn forward_into_def(def: &mut Stmt, forwards: &[(String, Expr)]) {
     let Stmt::FunctionDef(f) = &*def else { return };
@@ -661,5 +670,127 @@ impl CallIndex {
         self.reads.get(name) == Some(&1)
             && self.stores.get(name) == Some(&1)
             && !self.frozen_reads.contains(name)
+    }
+}
+
+/// How often a function binds and reads each name, counted over its whole `def`:
+/// parameters, name targets, nested `def`, `class`, import, `except … as` and `case`
+/// names bind; a `global` or `nonlocal` name counts as bound twice, so it is never
+/// taken for a local. Nested functions and lambdas are counted in (a closure reads the
+/// enclosing local), which can only make a name look used more than it is.
+#[derive(Debug, Default)]
+pub struct LocalNames {
+    reads: FastMap<String, u32>,
+    stores: FastMap<String, u32>,
+}
+
+impl LocalNames {
+    /// Counts the names of `def` (a `def` or `async def`; anything else counts
+    /// nothing).
+    pub fn of(def: &mut Stmt) -> LocalNames {
+        let mut names = LocalNames::default();
+        if matches!(def, Stmt::FunctionDef(_) | Stmt::AsyncFunctionDef(_)) {
+            walk::walk_stmt(&mut names, def);
+        }
+        names
+    }
+
+    /// Whether `name` is bound once, by a name target, and read once in the
+    /// function: what `assign-inline` needs of a local.
+    pub fn single_use(&self, name: &str) -> bool {
+        self.reads.get(name) == Some(&1) && self.stores.get(name) == Some(&1)
+    }
+
+    fn bind(&mut self, name: &str, times: u32) {
+        *self.stores.entry(name.to_string()).or_default() += times;
+    }
+}
+
+impl VisitorMut for LocalNames {
+    fn stmt(&mut self, stmt: &mut Stmt) {
+        match stmt {
+            Stmt::FunctionDef(ast::StmtFunctionDef { name, .. })
+            | Stmt::AsyncFunctionDef(ast::StmtAsyncFunctionDef { name, .. })
+            | Stmt::ClassDef(ast::StmtClassDef { name, .. }) => self.bind(name.as_str(), 1),
+            Stmt::Global(ast::StmtGlobal { names, .. })
+            | Stmt::Nonlocal(ast::StmtNonlocal { names, .. }) => {
+                for name in names {
+                    self.bind(name.as_str(), 2);
+                }
+            }
+            Stmt::Try(ast::StmtTry { handlers, .. })
+            | Stmt::TryStar(ast::StmtTryStar { handlers, .. }) => {
+                for ast::ExceptHandler::ExceptHandler(h) in handlers.iter() {
+                    if let Some(name) = &h.name {
+                        self.bind(name.as_str(), 1);
+                    }
+                }
+            }
+            Stmt::Match(ast::StmtMatch { cases, .. }) => {
+                for case in cases.iter() {
+                    pattern_names(&case.pattern, &mut |name| self.bind(name, 1));
+                }
+            }
+            _ => {}
+        }
+        walk::walk_stmt(self, stmt);
+    }
+
+    fn expr(&mut self, expr: &mut Expr) {
+        if let Expr::Name(n) = &*expr {
+            let counts = match n.ctx {
+                ast::ExprContext::Load => &mut self.reads,
+                _ => &mut self.stores,
+            };
+            *counts.entry(n.id.to_string()).or_default() += 1;
+        }
+        walk::walk_expr(self, expr);
+    }
+
+    fn aliases(&mut self, aliases: &mut Vec<ast::Alias>) {
+        for alias in aliases.iter() {
+            self.bind(super::uses::alias_name(alias), 1);
+        }
+    }
+
+    fn param(&mut self, arg: &mut ast::Arg, default: Option<&mut Expr>) {
+        self.bind(arg.arg.as_str(), 1);
+        walk::walk_param(self, arg, default);
+    }
+}
+
+/// Calls `bind` with each name a `case` pattern captures.
+fn pattern_names(pattern: &ast::Pattern, bind: &mut impl FnMut(&str)) {
+    let mut capture = |name: &Option<ast::Identifier>| {
+        if let Some(name) = name {
+            bind(name.as_str());
+        }
+    };
+    match pattern {
+        ast::Pattern::MatchValue(_) | ast::Pattern::MatchSingleton(_) => {}
+        ast::Pattern::MatchStar(p) => capture(&p.name),
+        ast::Pattern::MatchAs(p) => {
+            capture(&p.name);
+            if let Some(inner) = p.pattern.as_deref() {
+                pattern_names(inner, bind);
+            }
+        }
+        ast::Pattern::MatchMapping(p) => {
+            capture(&p.rest);
+            for inner in &p.patterns {
+                pattern_names(inner, bind);
+            }
+        }
+        ast::Pattern::MatchSequence(ast::PatternMatchSequence { patterns, .. })
+        | ast::Pattern::MatchOr(ast::PatternMatchOr { patterns, .. }) => {
+            for inner in patterns {
+                pattern_names(inner, bind);
+            }
+        }
+        ast::Pattern::MatchClass(p) => {
+            for inner in p.patterns.iter().chain(&p.kwd_patterns) {
+                pattern_names(inner, bind);
+            }
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! `int-reduce-2`, and autodd's `int-step-down` (`40` → `35`: down by an eighth, at
 //! least 1), `attribute-fwd` (`a.b` → `a`), `subscript-fwd`
 //! (`a[i]` → `a`), `ifexp-fwd-body/else` (`a if c else b` → `a` / `b`) and `unary-fwd`
-//! (`not x`, `-x`, `~x` → `x`), `expr-to-const` (any value → `0`) and `str-concat-merge`
+//! (`not x`, `-x`, `~x` → `x`), `boolop-fwd-first/last` (`a or b` → `a` / `b`), `expr-to-const` (any value → `0`) and `str-concat-merge`
 //! (`'a ' + f'{b}'` → `f'a {b}'`).
 
 use num_bigint::BigInt;
@@ -33,6 +33,7 @@ pub fn matches(rewrite: Rewrite, expr: &Expr) -> bool {
             matches!(expr, Expr::Subscript(a) if a.ctx == ast::ExprContext::Load)
         }
         Rewrite::IfExpFwdBody | Rewrite::IfExpFwdElse => matches!(expr, Expr::IfExp(_)),
+        Rewrite::BoolopFwdFirst | Rewrite::BoolopFwdLast => matches!(expr, Expr::BoolOp(_)),
         Rewrite::StrConcatMerge => is_literal_concat(expr),
         // `-1` is how a negative number is written: `int-reduce-2` shrinks it instead.
         Rewrite::UnaryFwd => {
@@ -90,6 +91,13 @@ pub fn replace(rewrite: Rewrite, expr: Expr) -> Expr {
         (Rewrite::IfExpFwdBody, Expr::IfExp(e)) => *e.body,
         (Rewrite::IfExpFwdElse, Expr::IfExp(e)) => *e.orelse,
         (Rewrite::UnaryFwd, Expr::UnaryOp(u)) => *u.operand,
+        (Rewrite::BoolopFwdFirst, Expr::BoolOp(mut b)) if !b.values.is_empty() => {
+            b.values.swap_remove(0)
+        }
+        (Rewrite::BoolopFwdLast, Expr::BoolOp(mut b)) if !b.values.is_empty() => {
+            let last = b.values.len() - 1;
+            b.values.swap_remove(last)
+        }
         (Rewrite::ExprToConst, _) => make::int(0),
         (Rewrite::StrConcatMerge, expr) => merged_literal(expr),
         (_, expr) => expr,

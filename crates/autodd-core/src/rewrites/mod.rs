@@ -123,6 +123,9 @@ rewrite_table! {
     TypeParamsRemover => "type-params-remover", Own, ReplaceStmt, Usual, [Slow], false;
     StrConcatMerge => "str-concat-merge", Own, ReplaceExpr, High, [Polish], false;
     IntStepDown => "int-step-down", Own, ReplaceExpr, Usual, [IntReduce], false;
+    BoolopFwdFirst => "boolop-fwd-first", Own, ReplaceExpr, Low, [Polish], false;
+    BoolopFwdLast => "boolop-fwd-last", Own, ReplaceExpr, Low, [Polish], false;
+    UnpackPairRemover => "unpack-pair-remover", Own, RemoveItem, Usual, [Simplify, Slow], false;
 }
 
 /// Whose rewrite it is.

@@ -201,3 +201,70 @@ pub fn edit_with(stmt: &mut Stmt) {
         .collect();
     body.splice(0..0, binds);
 }
+
+/// `unpack-pair-remover`: `a, b, c = x, y, z` loses a target together with the value
+/// it takes (`tokens, pos, line = [], 0, 1` → `tokens, pos = [], 0`, where `line` was
+/// read nowhere). Offered on each target of a tuple or list target that a display of
+/// as many values, neither with a `*` item, is assigned to; one pair always stays.
+/// Returns the targets, whose items are the sites.
+pub fn unpackable_pairs(stmt: &Stmt) -> Option<&Vec<ast::Expr>> {
+    let Stmt::Assign(assign) = stmt else {
+        return None;
+    };
+    let [target] = &assign.targets[..] else {
+        return None;
+    };
+    let (targets, values) = (display_items(target)?, display_items(&assign.value)?);
+    let starred = |items: &[ast::Expr]| items.iter().any(|e| matches!(e, ast::Expr::Starred(_)));
+    (targets.len() == values.len() && targets.len() > 1 && !starred(targets) && !starred(values))
+        .then_some(targets)
+}
+
+fn display_items(expr: &ast::Expr) -> Option<&Vec<ast::Expr>> {
+    match expr {
+        ast::Expr::Tuple(t) => Some(&t.elts),
+        ast::Expr::List(l) => Some(&l.elts),
+        _ => None,
+    }
+}
+
+fn display_items_mut(expr: &mut ast::Expr) -> Option<&mut Vec<ast::Expr>> {
+    match expr {
+        ast::Expr::Tuple(t) => Some(&mut t.elts),
+        ast::Expr::List(l) => Some(&mut l.elts),
+        _ => None,
+    }
+}
+
+/// Removes the pairs `drop` marks from an assignment [`unpackable_pairs`] accepted
+/// (keeping the last marked one if all are): `a, b = x, y` without its second pair
+/// becomes `a = x`.
+pub fn remove_pairs(stmt: &mut Stmt, drop: &[bool]) {
+    let Stmt::Assign(assign) = stmt else { return };
+    let [target] = &mut assign.targets[..] else {
+        return;
+    };
+    let all = drop.iter().all(|d| *d);
+    let keep = |i: usize| !drop.get(i).copied().unwrap_or(false) || (all && i + 1 == drop.len());
+    for items in [
+        display_items_mut(target),
+        display_items_mut(&mut assign.value),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let mut i = 0;
+        items.retain(|_| {
+            i += 1;
+            keep(i - 1)
+        });
+    }
+    let single = |e: &mut ast::Expr| match display_items_mut(e) {
+        Some(items) if items.len() == 1 => items.pop(),
+        _ => None,
+    };
+    if let (Some(t), Some(v)) = (single(target), single(&mut assign.value)) {
+        *target = t;
+        *assign.value = v;
+    }
+}
