@@ -532,4 +532,27 @@ mod tests {
         );
         assert_eq!(out, "print((n - 1) * 1)\n");
     }
+
+    #[test]
+    fn unpack_pairs_go_in_pairs_or_not_at_all() {
+        // Every pair chosen: one stays, as a plain assignment.
+        let out = apply_all("a, b, c = x, y, z\n", &[Rewrite::UnpackPairRemover]);
+        assert_eq!(out, "c = z\n");
+        // With the value replaced in the same candidate, the targets stay whole.
+        let out = apply_all(
+            "a, b = x, y\n",
+            &[Rewrite::UnpackPairRemover, Rewrite::AssignRhs1],
+        );
+        assert_eq!(out, "a, b = 1\n");
+        // A local inlined in its own function only, whatever other functions call
+        // their own `node`.
+        let out = apply_all(
+            "def parse():\n    node = expr()\n    return node\ndef term(node):\n    return node\n",
+            &[Rewrite::AssignInline],
+        );
+        assert_eq!(
+            out,
+            "def parse():\n    return expr()\ndef term(node):\n    return node\n"
+        );
+    }
 }

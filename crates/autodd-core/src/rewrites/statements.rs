@@ -236,10 +236,14 @@ fn display_items_mut(expr: &mut ast::Expr) -> Option<&mut Vec<ast::Expr>> {
     }
 }
 
-/// Removes the pairs `drop` marks from an assignment [`unpackable_pairs`] accepted
+/// Removes the pairs `drop` marks from an assignment [`unpackable_pairs`] accepts
 /// (keeping the last marked one if all are): `a, b = x, y` without its second pair
-/// becomes `a = x`.
+/// becomes `a = x`. An assignment whose targets or values other rewrites of the same
+/// candidate changed in number (or replaced) is left as it is.
 pub fn remove_pairs(stmt: &mut Stmt, drop: &[bool]) {
+    if unpackable_pairs(stmt).is_none_or(|targets| targets.len() != drop.len()) {
+        return;
+    }
     let Stmt::Assign(assign) = stmt else { return };
     let [target] = &mut assign.targets[..] else {
         return;
