@@ -7,7 +7,9 @@ use crate::rewrites::calls::{
     forward_into_def, forward_names, forward_names_in, forwardable, inlinable, inlinable_assign,
     inline_calls, inline_returns, remove_call_args, returning_def, ParamTarget,
 };
-use crate::rewrites::{expressions, functions, lists, make, statements, strings, Rewrite, Shape};
+use crate::rewrites::{
+    expressions, functions, lists, make, properties, statements, strings, Rewrite, Shape,
+};
 use crate::sites::{Site, SiteMap};
 use crate::walk::{self, ListKind, VisitorMut};
 
@@ -38,6 +40,9 @@ pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
     if !returns.is_empty() {
         inline_returns(body, &returns);
     }
+    if !applier.getters.is_empty() {
+        properties::inline_getters(body, &applier.getters);
+    }
 }
 
 /// Applies `chosen` to copies of some top-level statements of the tree `map` was
@@ -59,7 +64,8 @@ pub fn apply_sites_to_statements(
         applier.call_args.is_empty()
             && applier.inlines.is_empty()
             && applier.returns.is_empty()
-            && applier.forwards.is_empty(),
+            && applier.forwards.is_empty()
+            && applier.getters.is_empty(),
         "a rewrite that reaches other statements was applied to one statement"
     );
 }
@@ -83,6 +89,8 @@ struct Applier<'a> {
     inlines: Vec<(String, ast::StmtFunctionDef)>,
     /// Removed `def`s that return one value, for their one call (`def-to-expr`).
     returns: Vec<(String, Stmt)>,
+    /// Removed getters, for the attributes that read them (`property-inline`).
+    getters: Vec<(String, Stmt)>,
     /// Removed classes and their bases, for the names that read them (`class-to-base`),
     /// and removed module-level assignments and their values (`assign-inline`).
     forwards: Vec<(String, Expr)>,
@@ -126,6 +134,7 @@ impl<'a> Applier<'a> {
             call_args: Vec::new(),
             inlines: Vec::new(),
             returns: Vec::new(),
+            getters: Vec::new(),
             forwards: Vec::new(),
             local_forwards: Vec::new(),
             hoists,
@@ -243,6 +252,21 @@ impl VisitorMut for Applier<'_> {
                         to.push((name.to_string(), value.clone()));
                     } else if let Some((name, base)) = forwardable(&stmt) {
                         self.forwards.push((name.to_string(), base.clone()));
+                    }
+                    body.push(make::pass());
+                }
+                Some(Rewrite::PropertyInline) => {
+                    self.skip(id);
+                    if let Some((name, _, _)) = properties::getter(&stmt) {
+                        self.getters.push((name.to_string(), stmt));
+                    }
+                    body.push(make::pass());
+                }
+                Some(Rewrite::FieldWithArgsRemover) => {
+                    // The field goes now, the arguments once the tree is done.
+                    self.skip(id);
+                    if let Some(target) = self.map.param_targets.get(&id) {
+                        self.call_args.push(target.clone());
                     }
                     body.push(make::pass());
                 }

@@ -11,6 +11,8 @@ use crate::hash::FastMap;
 use crate::parse::ast::{self, Expr, Stmt};
 
 use crate::rewrites::calls::{self, def_context, CallIndex, DefContext, LocalNames, ParamTarget};
+use crate::rewrites::fields::{self, ClassIndex};
+use crate::rewrites::properties::{self, AttrIndex};
 use crate::rewrites::uses::{self, UseIndex};
 use crate::rewrites::{expressions, functions, lists, statements, strings, Rewrite, RewriteSet};
 use crate::walk::{self, ListKind, VisitorMut};
@@ -118,8 +120,9 @@ const EXPR_REWRITES: [Rewrite; 13] = [
 ];
 
 /// The rewrites whose sites depend on the module's calls and name uses.
-const NEED_CALLS: [Rewrite; 5] = [
+const NEED_CALLS: [Rewrite; 6] = [
     Rewrite::ParamWithArgsRemover,
+    Rewrite::FieldWithArgsRemover,
     Rewrite::DefToBody,
     Rewrite::DefToExpr,
     Rewrite::ClassToBase,
@@ -152,6 +155,16 @@ pub fn find_sites(
             CallIndex::of(&mut scratch)
         } else {
             CallIndex::default()
+        },
+        attrs: if kinds.contains(Rewrite::PropertyInline) {
+            AttrIndex::of(&mut scratch)
+        } else {
+            AttrIndex::default()
+        },
+        classes: if kinds.contains(Rewrite::FieldWithArgsRemover) {
+            ClassIndex::of(&mut scratch)
+        } else {
+            ClassIndex::default()
         },
         class: None,
         def_args: None,
@@ -216,6 +229,10 @@ struct Finder {
     /// Ids of the statements enclosing the current node, innermost last.
     statements: Vec<u32>,
     calls: CallIndex,
+    /// The module's classes, for `field-with-args-remover`.
+    classes: ClassIndex,
+    /// The module's attribute names, for `property-inline`.
+    attrs: AttrIndex,
     /// The class whose body the current statement is directly in (for methods).
     class: Option<String>,
     /// The parameters of the `def` being visited (told apart from a lambda's by
@@ -327,6 +344,24 @@ impl VisitorMut for Finder {
                 self.calls.unfrozen_reads(name) && !self.keep_classes.iter().any(|k| k == name)
             }) {
                 self.offer(open.id, Rewrite::ClassToBase);
+            }
+            let field = match (&*stmt, self.class.as_deref()) {
+                (Stmt::AnnAssign(a), Some(class)) => fields::init_field(a)
+                    .and_then(|f| self.classes.field_target(class, f))
+                    .filter(|t| self.calls.passes(t)),
+                _ => None,
+            };
+            if let Some(target) = field {
+                let before = self.map.sites.len();
+                self.offer(open.id, Rewrite::FieldWithArgsRemover);
+                if self.map.sites.len() > before {
+                    self.map.param_targets.insert(open.id, target);
+                }
+            }
+            if self.class.is_some()
+                && properties::getter(stmt).is_some_and(|(name, _, _)| self.attrs.inlinable(name))
+            {
+                self.offer(open.id, Rewrite::PropertyInline);
             }
             // A function's own assignment is matched within the function: the
             // `node = …; return node` of one method, whatever other methods call

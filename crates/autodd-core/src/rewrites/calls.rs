@@ -407,7 +407,7 @@ pub fn returning_def(stmt: &Stmt) -> Option<(&str, &ast::Arguments, &Expr)> {
 /// arguments, in the caller's scope: no `yield` (it would make the caller a
 /// generator), no `await` or `:=`, and no lambda or comprehension that binds a
 /// parameter's name (its reads are not the parameter's).
-fn substitutable(value: &Expr, args: &ast::Arguments) -> bool {
+pub(crate) fn substitutable(value: &Expr, args: &ast::Arguments) -> bool {
     let names: Vec<&str> = params(args).map(|p| p.def.arg.as_str()).collect();
     let mut check = Substitutable {
         params: &names,
@@ -600,7 +600,7 @@ pub fn forward_into_def(def: &mut Stmt, forwards: &[(String, Expr)]) {
 
 /// Replaces every read of each name of `bound` in `value` by its value, all at once,
 /// as a call binds its parameters: what is put in is not looked at again.
-fn substitute(value: &mut Expr, bound: &[(String, Expr)]) {
+pub(crate) fn substitute(value: &mut Expr, bound: &[(String, Expr)]) {
     let mut forwarder = Forwarder {
         forwards: bound,
         chain: false,

@@ -4,8 +4,10 @@
 
 pub mod calls;
 pub mod expressions;
+pub mod fields;
 pub mod functions;
 pub mod lists;
+pub mod properties;
 pub mod statements;
 pub mod strings;
 pub mod uses;
@@ -126,6 +128,8 @@ rewrite_table! {
     BoolopFwdFirst => "boolop-fwd-first", Own, ReplaceExpr, Low, [Polish], false;
     BoolopFwdLast => "boolop-fwd-last", Own, ReplaceExpr, Low, [Polish], false;
     UnpackPairRemover => "unpack-pair-remover", Own, RemoveItem, Usual, [Simplify, Slow], false;
+    FieldWithArgsRemover => "field-with-args-remover", Own, ReplaceStmt, Low, [Slow], true;
+    PropertyInline => "property-inline", Own, ReplaceStmt, High, [Polish], true;
 }
 
 /// Whose rewrite it is.

@@ -1,0 +1,216 @@
+//! `field-with-args-remover`: removes a field of a dataclass (or `NamedTuple`) together with the
+//! argument every construction passes for it, in one candidate. A reduced program's
+//! records keep fields nothing reads any more (`Token(kind, text, pos)` where only
+//! `text` is read) because `stmt-remover` alone leaves the calls passing three
+//! arguments to a class that takes two.
+//!
+//! The `__init__` a dataclass gets takes its fields in order, after those of a
+//! dataclass it derives from; a subclass without an `__init__` of its own is
+//! constructed the same way. Classes are matched by name, as calls are (see
+//! [`super::calls`]): a wrong match only makes a candidate that fails.
+
+use crate::hash::FastMap;
+use crate::parse::ast::{self, Expr, Stmt};
+use crate::rewrites::calls::{Callee, ParamTarget};
+use crate::walk::{self, VisitorMut};
+
+/// What the module's classes tell about their constructors.
+#[derive(Debug, Default)]
+pub struct ClassIndex {
+    classes: FastMap<String, ClassInfo>,
+}
+
+#[derive(Debug, Default)]
+struct ClassInfo {
+    /// Defined more than once: never matched.
+    repeated: bool,
+    /// `@dataclass` (or `@dataclasses.dataclass`), without `init=False`, or a
+    /// `NamedTuple`: built from its fields.
+    dataclass: bool,
+    /// `@dataclass(kw_only=True)`: its fields are passed by keyword only.
+    kw_only: bool,
+    /// Defines `__init__` in its body.
+    own_init: bool,
+    /// The names of its bases.
+    bases: Vec<String>,
+    /// Its fields that `__init__` takes, in order.
+    fields: Vec<String>,
+}
+
+impl ClassIndex {
+    /// Indexes every class of `body` (nested ones too).
+    pub fn of(body: &mut Vec<Stmt>) -> ClassIndex {
+        let mut index = ClassIndex::default();
+        index.body(body);
+        index
+    }
+
+    /// How `class` is constructed with `field`: at which position (`None`: by
+    /// keyword only) in calls of the class and of every subclass. `None` when the
+    /// class is no dataclass of this module, the field is no parameter of its
+    /// `__init__`, or a class on the way has an `__init__` of its own.
+    pub fn field_target(&self, class: &str, field: &str) -> Option<ParamTarget> {
+        let info = self.get(class)?;
+        if !info.dataclass || info.own_init {
+            return None;
+        }
+        let own = info.fields.iter().position(|f| f == field)?;
+        let inherited = self.inherited_fields(class, 0)?;
+        if inherited.iter().any(|f| f == field) {
+            return None;
+        }
+        let index = (!info.kw_only).then_some(inherited.len() + own);
+        let mut callees = Vec::new();
+        for name in self.with_subclasses(class)? {
+            callees.push((Callee::Name(name.clone()), index));
+        }
+        Some(ParamTarget {
+            callees,
+            name: field.to_string(),
+        })
+    }
+
+    fn get(&self, class: &str) -> Option<&ClassInfo> {
+        self.classes.get(class).filter(|c| !c.repeated)
+    }
+
+    /// The fields `class`'s dataclass bases give its `__init__` first; `None` when
+    /// that cannot be told (two dataclass bases, a base with its own `__init__`, a
+    /// cycle of names).
+    fn inherited_fields(&self, class: &str, depth: usize) -> Option<Vec<String>> {
+        let info = self.get(class)?;
+        let mut bases = info
+            .bases
+            .iter()
+            .filter_map(|b| self.classes.get(b).map(|c| (b, c)))
+            .filter(|(_, c)| c.dataclass || c.repeated);
+        let Some((base, base_info)) = bases.next() else {
+            return Some(Vec::new());
+        };
+        if bases.next().is_some() || base_info.repeated || base_info.own_init || depth > 32 {
+            return None;
+        }
+        let mut fields = self.inherited_fields(base, depth + 1)?;
+        fields.extend(base_info.fields.iter().cloned());
+        Some(fields)
+    }
+
+    /// `class` and every class deriving from it, in turn; `None` if one of them
+    /// defines its own `__init__` or is defined twice.
+    fn with_subclasses(&self, class: &str) -> Option<Vec<String>> {
+        let mut found = vec![class.to_string()];
+        let mut i = 0;
+        while i < found.len() {
+            for (name, info) in &self.classes {
+                if info.bases.iter().any(|b| *b == found[i]) && !found.contains(name) {
+                    if info.repeated || info.own_init {
+                        return None;
+                    }
+                    found.push(name.clone());
+                }
+            }
+            i += 1;
+        }
+        Some(found)
+    }
+}
+
+impl VisitorMut for ClassIndex {
+    fn stmt(&mut self, stmt: &mut Stmt) {
+        if let Stmt::ClassDef(class) = &*stmt {
+            let info = class_info(class);
+            match self.classes.get_mut(class.name.as_str()) {
+                Some(existing) => existing.repeated = true,
+                None => {
+                    self.classes.insert(class.name.to_string(), info);
+                }
+            }
+        }
+        walk::walk_stmt(self, stmt);
+    }
+}
+
+fn class_info(class: &ast::StmtClassDef) -> ClassInfo {
+    let mut info = ClassInfo::default();
+    for decorator in &class.decorator_list {
+        let (callee, keywords) = match decorator {
+            Expr::Call(call) => (&*call.func, &call.keywords[..]),
+            other => (other, &[][..]),
+        };
+        if !is_dataclass_name(callee) {
+            continue;
+        }
+        let flag = |name: &str| {
+            keywords.iter().find_map(|k| {
+                let value = matches!(&k.value, Expr::Constant(c) if matches!(c.value, ast::Constant::Bool(true)));
+                (k.arg.as_ref().map(|a| a.as_str()) == Some(name)).then_some(value)
+            })
+        };
+        info.dataclass = flag("init") != Some(false);
+        info.kw_only = flag("kw_only") == Some(true);
+    }
+    // A `typing.NamedTuple` class is constructed from its fields in order, too.
+    info.dataclass |= class.bases.iter().any(|b| names(b, "NamedTuple"));
+    info.bases = class
+        .bases
+        .iter()
+        .filter_map(|b| match b {
+            Expr::Name(n) => Some(n.id.to_string()),
+            _ => None,
+        })
+        .collect();
+    for stmt in &class.body {
+        match stmt {
+            Stmt::FunctionDef(f) if f.name.as_str() == "__init__" => info.own_init = true,
+            // Fields after `_: KW_ONLY` are keyword-only: left unplaced.
+            Stmt::AnnAssign(a) if names(&a.annotation, "KW_ONLY") => break,
+            Stmt::AnnAssign(a) => {
+                if let Some(name) = init_field(a) {
+                    info.fields.push(name.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    info
+}
+
+/// `dataclass` or `dataclasses.dataclass`.
+fn is_dataclass_name(expr: &Expr) -> bool {
+    match expr {
+        Expr::Name(n) => n.id.as_str() == "dataclass",
+        Expr::Attribute(a) => {
+            a.attr.as_str() == "dataclass"
+                && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "dataclasses")
+        }
+        _ => false,
+    }
+}
+
+/// The name of the `__init__` parameter a class-body annotation makes in a dataclass:
+/// not a `ClassVar`, nor `field(init=False)`.
+pub fn init_field(ann: &ast::StmtAnnAssign) -> Option<&str> {
+    let Expr::Name(target) = &*ann.target else {
+        return None;
+    };
+    if names(&ann.annotation, "ClassVar") || names(&ann.annotation, "KW_ONLY") {
+        return None;
+    }
+    let no_init = matches!(ann.value.as_deref(), Some(Expr::Call(call))
+        if call.keywords.iter().any(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == "init")
+            && matches!(&k.value, Expr::Constant(c) if matches!(c.value, ast::Constant::Bool(false)))));
+    (!no_init).then_some(target.id.as_str())
+}
+
+/// Whether an annotation is `name`, `….name` or either subscripted (`ClassVar[int]`).
+fn names(annotation: &Expr, name: &str) -> bool {
+    let named = |e: &Expr| match e {
+        Expr::Name(n) => n.id.as_str() == name,
+        Expr::Attribute(a) => a.attr.as_str() == name,
+        _ => false,
+    };
+    match annotation {
+        Expr::Subscript(s) => named(&s.value),
+        other => named(other),
+    }
+}
