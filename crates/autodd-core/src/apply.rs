@@ -40,8 +40,8 @@ pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
     if !returns.is_empty() {
         inline_returns(body, &returns);
     }
-    if !applier.getters.is_empty() {
-        properties::inline_getters(body, &applier.getters);
+    if !applier.accessors.is_empty() {
+        properties::inline_accessors(body, &applier.accessors);
     }
 }
 
@@ -65,7 +65,7 @@ pub fn apply_sites_to_statements(
             && applier.inlines.is_empty()
             && applier.returns.is_empty()
             && applier.forwards.is_empty()
-            && applier.getters.is_empty(),
+            && applier.accessors.is_empty(),
         "a rewrite that reaches other statements was applied to one statement"
     );
 }
@@ -89,8 +89,9 @@ struct Applier<'a> {
     inlines: Vec<(String, ast::StmtFunctionDef)>,
     /// Removed `def`s that return one value, for their one call (`def-to-expr`).
     returns: Vec<(String, Stmt)>,
-    /// Removed getters, for the attributes that read them (`property-inline`).
-    getters: Vec<(String, Stmt)>,
+    /// Removed one-line methods, for the attributes and calls that read them
+    /// (`property-inline`, `method-inline`).
+    accessors: Vec<(String, Stmt)>,
     /// Removed classes and their bases, for the names that read them (`class-to-base`),
     /// and removed module-level assignments and their values (`assign-inline`).
     forwards: Vec<(String, Expr)>,
@@ -134,7 +135,7 @@ impl<'a> Applier<'a> {
             call_args: Vec::new(),
             inlines: Vec::new(),
             returns: Vec::new(),
-            getters: Vec::new(),
+            accessors: Vec::new(),
             forwards: Vec::new(),
             local_forwards: Vec::new(),
             hoists,
@@ -255,10 +256,10 @@ impl VisitorMut for Applier<'_> {
                     }
                     body.push(make::pass());
                 }
-                Some(Rewrite::PropertyInline) => {
+                Some(Rewrite::PropertyInline | Rewrite::MethodInline) => {
                     self.skip(id);
-                    if let Some((name, _, _)) = properties::getter(&stmt) {
-                        self.getters.push((name.to_string(), stmt));
+                    if let Some(name) = properties::accessor(&stmt).map(|a| a.name.to_string()) {
+                        self.accessors.push((name, stmt));
                     }
                     body.push(make::pass());
                 }
@@ -555,6 +556,18 @@ mod tests {
             &[Rewrite::DefToExpr],
         );
         assert_eq!(out, "print((n - 1) * 1)\n");
+    }
+
+    #[test]
+    fn method_calls_bind_arguments_as_the_call_does() {
+        let source = "class P:\n    def get(self, key, default=0):\n        return self.d.get(key, default)\n\
+                      p = P()\nprint(p.get('a'), p.get(default=1, key='b'), P().get('c'))\n";
+        let out = apply_all(source, &[Rewrite::MethodInline]);
+        // `P().get('c')` would build a `P` for each read of `self`: it stays.
+        assert_eq!(
+            out,
+            "class P:\n    pass\np = P()\nprint(p.d.get('a', 0), p.d.get('b', 1), P().get('c'))\n"
+        );
     }
 
     #[test]

@@ -156,7 +156,7 @@ pub fn find_sites(
         } else {
             CallIndex::default()
         },
-        attrs: if kinds.contains(Rewrite::PropertyInline) {
+        attrs: if kinds.contains(Rewrite::PropertyInline) || kinds.contains(Rewrite::MethodInline) {
             AttrIndex::of(&mut scratch)
         } else {
             AttrIndex::default()
@@ -358,10 +358,15 @@ impl VisitorMut for Finder {
                     self.map.param_targets.insert(open.id, target);
                 }
             }
-            if self.class.is_some()
-                && properties::getter(stmt).is_some_and(|(name, _, _)| self.attrs.inlinable(name))
+            if let Some(accessor) = properties::accessor(stmt)
+                .filter(|a| self.class.is_some() && self.attrs.inlinable(a))
             {
-                self.offer(open.id, Rewrite::PropertyInline);
+                let rewrite = if accessor.property {
+                    Rewrite::PropertyInline
+                } else {
+                    Rewrite::MethodInline
+                };
+                self.offer(open.id, rewrite);
             }
             // A function's own assignment is matched within the function: the
             // `node = …; return node` of one method, whatever other methods call

@@ -299,7 +299,7 @@ impl CallIndex {
 
 /// What `call` binds each parameter of `args` to: the argument it passes by position
 /// or keyword, else the default; parameters bound to neither are left out.
-fn bind_params(args: &ast::Arguments, call: &ast::ExprCall) -> Vec<(String, Expr)> {
+pub(crate) fn bind_params(args: &ast::Arguments, call: &ast::ExprCall) -> Vec<(String, Expr)> {
     let mut bound = Vec::new();
     for (i, p) in params(args).enumerate() {
         let name = p.def.arg.as_str();

@@ -130,6 +130,7 @@ rewrite_table! {
     UnpackPairRemover => "unpack-pair-remover", Own, RemoveItem, Usual, [Simplify, Slow], false;
     FieldWithArgsRemover => "field-with-args-remover", Own, ReplaceStmt, Low, [Slow], true;
     PropertyInline => "property-inline", Own, ReplaceStmt, High, [Polish], true;
+    MethodInline => "method-inline", Own, ReplaceStmt, High, [Polish], true;
 }
 
 /// Whose rewrite it is.
