@@ -18,6 +18,10 @@ use crate::walk::{self, ListKind, VisitorMut};
 pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
     let mut applier = Applier::new(map, chosen);
     applier.body(body);
+    // First, so that what the other passes change reaches the values put in.
+    if !applier.accessors.is_empty() {
+        properties::inline_accessors(body, &applier.accessors);
+    }
     let removed = applier.call_args;
     if !removed.is_empty() {
         remove_call_args(body, &removed);
@@ -39,9 +43,6 @@ pub fn apply_sites(body: &mut Vec<Stmt>, map: &SiteMap, chosen: &[Site]) {
     }
     if !returns.is_empty() {
         inline_returns(body, &returns);
-    }
-    if !applier.accessors.is_empty() {
-        properties::inline_accessors(body, &applier.accessors);
     }
 }
 
@@ -249,7 +250,11 @@ impl VisitorMut for Applier<'_> {
                     // the value or the base.
                     self.skip(id);
                     if let Some((name, value)) = inlinable_assign(&stmt) {
-                        let to = self.local_forwards.last_mut().unwrap_or(&mut self.forwards);
+                        let local = self.map.local_inlines.contains(&id);
+                        let to = match self.local_forwards.last_mut() {
+                            Some(scope) if local => scope,
+                            _ => &mut self.forwards,
+                        };
                         to.push((name.to_string(), value.clone()));
                     } else if let Some((name, base)) = forwardable(&stmt) {
                         self.forwards.push((name.to_string(), base.clone()));
@@ -561,12 +566,32 @@ mod tests {
     #[test]
     fn method_calls_bind_arguments_as_the_call_does() {
         let source = "class P:\n    def get(self, key, default=0):\n        return self.d.get(key, default)\n\
-                      p = P()\nprint(p.get('a'), p.get(default=1, key='b'), P().get('c'))\n";
+                      p = P()\nprint(p.get('a'), p.get(default=1, key='b'))\n";
         let out = apply_all(source, &[Rewrite::MethodInline]);
-        // `P().get('c')` would build a `P` for each read of `self`: it stays.
         assert_eq!(
             out,
-            "class P:\n    pass\np = P()\nprint(p.d.get('a', 0), p.d.get('b', 1), P().get('c'))\n"
+            "class P:\n    pass\np = P()\nprint(p.d.get('a', 0), p.d.get('b', 1))\n"
+        );
+        // `P().get('c')` would build a `P` for each read of `self`: no site.
+        let source = format!("{source}print(P().get('c'))\n");
+        assert_eq!(apply_all(&source, &[Rewrite::MethodInline]), source);
+    }
+
+    #[test]
+    fn a_global_assigned_in_a_function_is_forwarded_where_it_is_read() {
+        let source = "def init():\n    global CFG\n    CFG = load()\ninit()\nrun(CFG)\n";
+        let out = apply_all(source, &[Rewrite::AssignInline]);
+        assert_eq!(out, "def init():\n    global CFG\ninit()\nrun(load())\n");
+    }
+
+    #[test]
+    fn method_calls_python_would_refuse_stay() {
+        let source = "class P:\n    def get(self, key, default=0):\n        return self.d.get(key, default)\n\
+                      p = P()\nprint(p.get('a', key='b'), p.get('a', dflt=1), p.get('a', 1, 2))\n";
+        let out = apply_all(source, &[Rewrite::MethodInline]);
+        assert!(
+            out.ends_with("print(p.get('a', key='b'), p.get('a', dflt=1), p.get('a', 1, 2))\n"),
+            "{out}"
         );
     }
 

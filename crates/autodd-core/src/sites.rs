@@ -7,7 +7,7 @@ use rustpython_ast::text_size::TextRange;
 use rustpython_ast::Ranged;
 
 use crate::freeze;
-use crate::hash::FastMap;
+use crate::hash::{FastMap, FastSet};
 use crate::parse::ast::{self, Expr, Stmt};
 
 use crate::rewrites::calls::{self, def_context, CallIndex, DefContext, LocalNames, ParamTarget};
@@ -36,6 +36,9 @@ pub struct SiteMap {
     pub owners: Vec<u32>,
     /// For each parameter with a `param-with-args-remover` site, what goes at the calls.
     pub param_targets: FastMap<u32, ParamTarget>,
+    /// The `assign-inline` sites whose name is used once in its function only: the
+    /// read they replace is in that function.
+    pub local_inlines: FastSet<u32>,
     /// For each statement with a `hoist-stmt` site, the compound statement it replaces.
     pub hoist_targets: FastMap<u32, u32>,
     /// For each item with a `general-expr-remover` site in a long list (at least
@@ -372,11 +375,18 @@ impl VisitorMut for Finder {
             // `node = …; return node` of one method, whatever other methods call
             // their own `node`.
             let local = self.class.is_none().then(|| self.locals.last()).flatten();
-            if calls::inlinable_assign(stmt).is_some_and(|(name, _)| {
-                self.calls.single_use(name)
-                    || local.is_some_and(|l| l.single_use(name) && self.calls.unfrozen_reads(name))
-            }) {
-                self.offer(open.id, Rewrite::AssignInline);
+            if let Some((name, _)) = calls::inlinable_assign(stmt) {
+                // Used once in the module: forwarded over the module (a `global`
+                // assigned in a function and read outside). Used once in its
+                // function only: forwarded there.
+                if self.calls.single_use(name) {
+                    self.offer(open.id, Rewrite::AssignInline);
+                } else if local
+                    .is_some_and(|l| l.single_use(name) && self.calls.unfrozen_reads(name))
+                {
+                    self.offer(open.id, Rewrite::AssignInline);
+                    self.map.local_inlines.insert(open.id);
+                }
             }
         }
         if let Some(names) = self.names.as_mut() {
@@ -485,12 +495,14 @@ impl VisitorMut for Finder {
             if let Some(names) = self.names.as_mut() {
                 names.keep(open.id);
             }
-            // A pair would go with the frozen value it holds (nodes after this
-            // statement's are its own: an assignment holds no statement).
-            let id = open.id;
-            self.map
-                .sites
-                .retain(|site| site.rewrite != Rewrite::UnpackPairRemover || site.node <= id);
+            // A pair would go with the frozen value it holds (the nodes after an
+            // assignment's are its own: it holds no statement).
+            if matches!(stmt, Stmt::Assign(_)) {
+                let id = open.id;
+                self.map
+                    .sites
+                    .retain(|site| site.rewrite != Rewrite::UnpackPairRemover || site.node <= id);
+            }
             // Hoisting a statement out of this one would drop the frozen code in it.
             let targets = &self.map.hoist_targets;
             self.map.sites.retain(|site| {

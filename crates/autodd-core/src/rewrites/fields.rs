@@ -75,24 +75,38 @@ impl ClassIndex {
     }
 
     /// The fields `class`'s dataclass bases give its `__init__` first; `None` when
-    /// that cannot be told (two dataclass bases, a base with its own `__init__`, a
+    /// that cannot be told (two dataclass bases, a base with its own `__init__` or
+    /// keyword-only fields, a plain class of the module between two dataclasses, a
     /// cycle of names).
     fn inherited_fields(&self, class: &str, depth: usize) -> Option<Vec<String>> {
         let info = self.get(class)?;
-        let mut bases = info
-            .bases
-            .iter()
-            .filter_map(|b| self.classes.get(b).map(|c| (b, c)))
-            .filter(|(_, c)| c.dataclass || c.repeated);
-        let Some((base, base_info)) = bases.next() else {
-            return Some(Vec::new());
-        };
-        if bases.next().is_some() || base_info.repeated || base_info.own_init || depth > 32 {
+        if depth > 32 {
             return None;
         }
-        let mut fields = self.inherited_fields(base, depth + 1)?;
-        fields.extend(base_info.fields.iter().cloned());
-        Some(fields)
+        let mut found: Option<Vec<String>> = None;
+        for base in &info.bases {
+            let Some(base_info) = self.classes.get(base) else {
+                continue;
+            };
+            let mut fields = self.inherited_fields(base, depth + 1)?;
+            if base_info.repeated || (base_info.dataclass && base_info.own_init) {
+                return None;
+            }
+            if base_info.dataclass {
+                if base_info.kw_only {
+                    return None;
+                }
+                fields.extend(base_info.fields.iter().cloned());
+            }
+            if fields.is_empty() {
+                continue;
+            }
+            if found.is_some() {
+                return None;
+            }
+            found = Some(fields);
+        }
+        Some(found.unwrap_or_default())
     }
 
     /// `class` and every class deriving from it, in turn; `None` if one of them

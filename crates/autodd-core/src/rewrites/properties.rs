@@ -109,14 +109,21 @@ impl VisitorMut for AttrIndex {
     fn expr(&mut self, expr: &mut Expr) {
         let frozen = freeze::is_freeze_call(expr);
         self.frozen += u32::from(frozen);
-        if let Expr::Call(ast::ExprCall { func, .. }) = &*expr {
-            if let Expr::Attribute(a) = &**func {
+        if let Expr::Call(call) = &*expr {
+            if let Expr::Attribute(a) = &*call.func {
                 *self.calls.entry(a.attr.to_string()).or_default() += 1;
+                // A call the inliner cannot bind stays, and would fail.
+                let spread = call.args.iter().any(|a| matches!(a, Expr::Starred(_)))
+                    || call.keywords.iter().any(|k| k.arg.is_none());
+                if spread {
+                    self.pinned.insert(a.attr.to_string(), ());
+                }
             }
         }
         if let Expr::Attribute(a) = &*expr {
             let name = a.attr.to_string();
-            if a.ctx != ast::ExprContext::Load || self.frozen > 0 {
+            // So would a read of `P().name`, which would build a `P` per read of `self`.
+            if a.ctx != ast::ExprContext::Load || self.frozen > 0 || !plain_path(&a.value) {
                 self.pinned.insert(name, ());
             } else {
                 *self.reads.entry(name).or_default() += 1;
@@ -180,9 +187,30 @@ impl AccessorInliner<'_> {
                 }
                 let mut with_self = call.clone();
                 with_self.args.insert(0, (*attr.value).clone());
+                // As Python binds them: no more positional arguments than
+                // parameters, and each keyword names a parameter no other argument
+                // fills; what is not passed has a default.
+                let params: Vec<&str> = accessor
+                    .args
+                    .args
+                    .iter()
+                    .map(|p| p.def.arg.as_str())
+                    .collect();
+                let positional = with_self.args.len();
+                let mut filled = vec![false; params.len()];
+                if positional > params.len() {
+                    return None;
+                }
+                filled[..positional].fill(true);
+                for keyword in &with_self.keywords {
+                    let name = keyword.arg.as_ref().map(|a| a.as_str());
+                    match params.iter().position(|p| Some(*p) == name) {
+                        Some(i) if !filled[i] => filled[i] = true,
+                        _ => return None,
+                    }
+                }
                 let bound = bind_params(accessor.args, &with_self);
-                let passed = with_self.args.len() + with_self.keywords.len();
-                if bound.len() != accessor.args.args.len() || passed > bound.len() {
+                if bound.len() != params.len() {
                     return None;
                 }
                 bound

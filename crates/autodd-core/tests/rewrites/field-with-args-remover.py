@@ -34,3 +34,15 @@ class Sample(typing.NamedTuple):
     t: float
     energy: float
 samples = [Sample(0.0, 1.5)]
+@dataclass(kw_only=True)
+class KwBase:
+    flag: bool
+@dataclass
+class KwChild(KwBase):
+    size: int
+class Middle(Job):
+    pass
+@dataclass
+class Below(Middle):
+    extra: int
+made = [KwChild(1, flag=True), Below('x', 2, 3)]
