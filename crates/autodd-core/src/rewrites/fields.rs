@@ -18,6 +18,8 @@ use crate::walk::{self, VisitorMut};
 #[derive(Debug, Default)]
 pub struct ClassIndex {
     classes: FastMap<String, ClassInfo>,
+    /// For each base name, the classes that name it as a base.
+    subclasses: FastMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Default)]
@@ -42,6 +44,12 @@ impl ClassIndex {
     pub fn of(body: &mut Vec<Stmt>) -> ClassIndex {
         let mut index = ClassIndex::default();
         index.body(body);
+        for (name, info) in &index.classes {
+            for base in &info.bases {
+                let entry = index.subclasses.entry(base.clone()).or_default();
+                entry.push(name.clone());
+            }
+        }
         index
     }
 
@@ -115,11 +123,12 @@ impl ClassIndex {
         let mut found = vec![class.to_string()];
         let mut i = 0;
         while i < found.len() {
-            for (name, info) in &self.classes {
-                if info.bases.iter().any(|b| *b == found[i]) && !found.contains(name) {
-                    if info.repeated || info.own_init {
-                        return None;
-                    }
+            for name in self.subclasses.get(&found[i]).into_iter().flatten() {
+                let info = &self.classes[name];
+                if info.repeated || info.own_init {
+                    return None;
+                }
+                if !found.contains(name) {
                     found.push(name.clone());
                 }
             }
