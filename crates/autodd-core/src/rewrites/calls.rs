@@ -101,6 +101,12 @@ fn positional(args: &[Expr]) -> usize {
         .unwrap_or(args.len())
 }
 
+/// Whether `call` passes `*iterable` or `**mapping`: arguments no parameter list can
+/// be matched against by reading the call.
+pub fn spreads(call: &ast::ExprCall) -> bool {
+    positional(&call.args) < call.args.len() || call.keywords.iter().any(|k| k.arg.is_none())
+}
+
 struct Collector {
     index: CallIndex,
     frozen: u32,
@@ -141,8 +147,7 @@ impl VisitorMut for Collector {
                         .iter()
                         .filter_map(|k| k.arg.as_ref().map(|a| a.to_string()))
                         .collect(),
-                    spread: positional(&call.args) < call.args.len()
-                        || call.keywords.iter().any(|k| k.arg.is_none()),
+                    spread: spreads(call),
                     frozen: self.frozen > 0,
                 };
                 self.index.calls.entry(callee).or_default().push(shape);

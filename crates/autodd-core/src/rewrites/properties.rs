@@ -15,7 +15,7 @@
 use crate::freeze;
 use crate::hash::FastMap;
 use crate::parse::ast::{self, Expr, Stmt};
-use crate::rewrites::calls::{bind_params, substitutable, substitute};
+use crate::rewrites::calls::{bind_params, spreads, substitutable, substitute};
 use crate::walk::{self, VisitorMut};
 
 /// A one-line method: its name, its parameters (`self` first) and the value it
@@ -113,9 +113,7 @@ impl VisitorMut for AttrIndex {
             if let Expr::Attribute(a) = &*call.func {
                 *self.calls.entry(a.attr.to_string()).or_default() += 1;
                 // A call the inliner cannot bind stays, and would fail.
-                let spread = call.args.iter().any(|a| matches!(a, Expr::Starred(_)))
-                    || call.keywords.iter().any(|k| k.arg.is_none());
-                if spread {
+                if spreads(call) {
                     self.pinned.insert(a.attr.to_string(), ());
                 }
             }
@@ -180,9 +178,7 @@ impl AccessorInliner<'_> {
                 vec![(this, (*attr.value).clone())]
             }
             Some(call) if !accessor.property => {
-                let spread = call.args.iter().any(|a| matches!(a, Expr::Starred(_)))
-                    || call.keywords.iter().any(|k| k.arg.is_none());
-                if spread {
+                if spreads(call) {
                     return None;
                 }
                 let mut with_self = call.clone();
