@@ -1,11 +1,11 @@
 class DSLError(Exception):
     pass
 class T:
-    def gemm(b):
+    def gemm():
         raise DSLError(f'T.{"gemm"} {"K"} shape check failed: ')
 def matmul():
     def main():
-        T.gemm(())
+        T.gemm()
     return main, ()
 kernel, args = matmul()
 kernel()

@@ -6,8 +6,10 @@
 //!
 //! Calls are matched by name, without resolving them: a function's calls are the
 //! calls of that bare name; a method's are attribute calls of that name (the
-//! argument index shifts by one for `self`); `__init__`'s are calls of its class's
-//! name and `….__init__(…)`. A wrong match only makes a candidate that fails.
+//! argument index shifts by one for `self`) except calls through its class's name
+//! (`Class.method(…)` passes every parameter, `self` too); `__init__`'s are calls of
+//! its class's name and `….__init__(…)`. A wrong match only makes a candidate that
+//! fails.
 
 use crate::hash::{FastMap, FastSet};
 
@@ -24,10 +26,30 @@ pub enum Callee {
     Attr(String),
 }
 
-/// What removing one parameter removes at the calls.
+/// Which of a callee's attribute calls an entry of a [`ParamTarget`] covers, by the
+/// name the attribute is read on (`T` in `T.gemm(…)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Receiver {
+    Any,
+    Only(String),
+    Except(String),
+}
+
+impl Receiver {
+    fn covers(&self, receiver: Option<&str>) -> bool {
+        match self {
+            Receiver::Any => true,
+            Receiver::Only(name) => receiver == Some(name.as_str()),
+            Receiver::Except(name) => receiver != Some(name.as_str()),
+        }
+    }
+}
+
+/// What removing one parameter removes at the calls: per callee and receiver, the
+/// argument's position (`None`: keyword only).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParamTarget {
-    pub callees: Vec<(Callee, Option<usize>)>,
+    pub callees: Vec<(Callee, Receiver, Option<usize>)>,
     /// The parameter's name, as a keyword argument.
     pub name: String,
 }
@@ -36,6 +58,8 @@ pub struct ParamTarget {
 /// `*iterable`, and its keyword names.
 #[derive(Debug, Clone)]
 struct CallShape {
+    /// `T` of `T.attr(…)`: the name an attribute callee is read on.
+    receiver: Option<String>,
     positional: usize,
     keywords: Vec<String>,
     /// Whether it passes `*iterable` or `**mapping`.
@@ -72,8 +96,9 @@ impl CallIndex {
     /// removal would break it) and no frozen call does (its arguments must stay).
     pub fn passes(&self, target: &ParamTarget) -> bool {
         let mut some = false;
-        for (callee, index) in &target.callees {
-            for call in self.calls.get(callee).into_iter().flatten() {
+        for (callee, receiver, index) in &target.callees {
+            let calls = self.calls.get(callee).into_iter().flatten();
+            for call in calls.filter(|c| receiver.covers(c.receiver.as_deref())) {
                 let hit = index.is_some_and(|i| i < call.positional)
                     || call.keywords.contains(&target.name);
                 if hit && call.frozen {
@@ -90,6 +115,17 @@ fn callee(func: &Expr) -> Option<Callee> {
     match func {
         Expr::Name(n) => Some(Callee::Name(n.id.to_string())),
         Expr::Attribute(a) => Some(Callee::Attr(a.attr.to_string())),
+        _ => None,
+    }
+}
+
+/// `T` of `T.attr`: the name an attribute callee is read on.
+fn receiver(func: &Expr) -> Option<&str> {
+    match func {
+        Expr::Attribute(a) => match &*a.value {
+            Expr::Name(n) => Some(n.id.as_str()),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -141,6 +177,7 @@ impl VisitorMut for Collector {
         if let Expr::Call(call) = &*expr {
             if let Some(callee) = callee(&call.func) {
                 let shape = CallShape {
+                    receiver: receiver(&call.func).map(str::to_string),
                     positional: positional(&call.args),
                     keywords: call
                         .keywords
@@ -170,20 +207,38 @@ pub struct DefContext {
 
 impl DefContext {
     /// The calls' view of the parameter at positional `index` (`None`: keyword-only)
-    /// named `name`; `None` when calls never pass it (a method's `self`).
+    /// named `name`. A method's first parameter is passed only by calls through its
+    /// class (`Class.method(first, …)`); the other calls bind it to their receiver,
+    /// so one named `self` (and `__init__`'s) stays.
     pub fn target(&self, index: Option<usize>, name: &str) -> Option<ParamTarget> {
+        let attr = Callee::Attr(self.name.clone());
         let callees = match &self.class {
-            None => vec![(Callee::Name(self.name.clone()), index)],
-            Some(_) if self.static_method => vec![(Callee::Attr(self.name.clone()), index)],
+            None => vec![(Callee::Name(self.name.clone()), Receiver::Any, index)],
+            Some(_) if self.static_method => vec![(attr, Receiver::Any, index)],
             Some(class) => {
-                let shifted = match index {
-                    Some(0) => return None,
-                    Some(i) => Some(i - 1),
-                    None => None,
+                let through_class = (attr.clone(), Receiver::Only(class.clone()), index);
+                let Some(shifted) = index.map(|i| i.checked_sub(1)) else {
+                    let mut callees = vec![(attr, Receiver::Any, None)];
+                    if self.name == "__init__" {
+                        callees.push((Callee::Name(class.clone()), Receiver::Any, None));
+                    }
+                    return Some(ParamTarget {
+                        callees,
+                        name: name.to_string(),
+                    });
                 };
-                let mut callees = vec![(Callee::Attr(self.name.clone()), shifted)];
+                let Some(shifted) = shifted else {
+                    return (self.name != "__init__" && name != "self").then(|| ParamTarget {
+                        callees: vec![through_class],
+                        name: name.to_string(),
+                    });
+                };
+                let mut callees = vec![
+                    (attr, Receiver::Except(class.clone()), Some(shifted)),
+                    through_class,
+                ];
                 if self.name == "__init__" {
-                    callees.push((Callee::Name(class.clone()), shifted));
+                    callees.push((Callee::Name(class.clone()), Receiver::Any, Some(shifted)));
                 }
                 callees
             }
@@ -226,7 +281,8 @@ impl VisitorMut for Remover<'_> {
     fn expr(&mut self, expr: &mut Expr) {
         if let Expr::Call(call) = expr {
             if let Some(callee) = callee(&call.func) {
-                edit_call(call, &callee, self.targets);
+                let receiver = receiver(&call.func).map(str::to_string);
+                edit_call(call, &callee, receiver.as_deref(), self.targets);
             }
         }
         walk::walk_expr(self, expr);
@@ -239,12 +295,17 @@ impl VisitorMut for Remover<'_> {
     }
 }
 
-fn edit_call(call: &mut ast::ExprCall, callee: &Callee, targets: &[ParamTarget]) {
+fn edit_call(
+    call: &mut ast::ExprCall,
+    callee: &Callee,
+    receiver: Option<&str>,
+    targets: &[ParamTarget],
+) {
     let known = positional(&call.args);
     let mut drop = vec![false; call.args.len()];
     for target in targets {
-        for (c, index) in &target.callees {
-            if c != callee {
+        for (c, covered, index) in &target.callees {
+            if c != callee || !covered.covers(receiver) {
                 continue;
             }
             if let Some(i) = index.filter(|&i| i < known) {

@@ -11,7 +11,7 @@
 
 use crate::hash::FastMap;
 use crate::parse::ast::{self, Expr, Stmt};
-use crate::rewrites::calls::{Callee, ParamTarget};
+use crate::rewrites::calls::{Callee, ParamTarget, Receiver};
 use crate::walk::{self, VisitorMut};
 
 /// What the module's classes tell about their constructors.
@@ -70,7 +70,7 @@ impl ClassIndex {
         let index = (!info.kw_only).then_some(inherited.len() + own);
         let mut callees = Vec::new();
         for name in self.with_subclasses(class)? {
-            callees.push((Callee::Name(name.clone()), index));
+            callees.push((Callee::Name(name.clone()), Receiver::Any, index));
         }
         Some(ParamTarget {
             callees,

@@ -14,6 +14,14 @@ class Shape:
 sq = Shape('sq', 4)
 sq.scaled(2, by=3)
 Shape.make('sq', 1)
+class T:
+    def gemm(a, b):
+        return b
+    def area(self, unit):
+        return unit
+T.gemm(1, 2)
+T.area(sq, 'cm')
+sq.area('m')
 def unused(a, b):
     pass
 apply = lambda f, x: f(x)
