@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { OutputWriter } from '../src/files.js';
 import { finishInterrupted, finishReduction } from '../src/finish.js';
-import { ADAPTIVE_MARGIN_MS, LEARN_AFTER, TimeLimits } from '../src/limits.js';
+import { ADAPTIVE_MARGIN_MS, LEARN_AFTER, LEARN_WINDOW, TimeLimits } from '../src/limits.js';
 import { runOriginal } from '../src/original.js';
 import { MIB, settingsOf } from '../src/settings.js';
 import { tempDir } from './helpers.js';
@@ -97,16 +97,19 @@ describe('time limits', () => {
     assert.equal(fixed.reproducedIn(10), undefined, 'no learning without an adaptive cap');
   });
 
-  test('from the LEARN_AFTER-th reproducing candidate the cap follows them', () => {
+  test('from the LEARN_AFTER-th reproducing candidate the cap follows the last LEARN_WINDOW of them', () => {
     const limits = new TimeLimits({ timeoutMs: 60_000, adaptive: true, learn: true });
     limits.setOriginal(100);
     for (let i = 1; i < LEARN_AFTER; i++) assert.equal(limits.reproducedIn(50), undefined);
-    // The floor: 4 times the original's run, plus the margin.
-    assert.equal(limits.reproducedIn(50), 400 + ADAPTIVE_MARGIN_MS);
+    // 3 times the slowest, plus the margin: under the original's run once they are faster.
+    assert.equal(limits.reproducedIn(50), 150 + ADAPTIVE_MARGIN_MS);
     assert.equal(limits.reproducedIn(50), undefined, 'unchanged');
-    // A slower one raises it to 3 times the slowest...
+    // A slower one raises it...
     assert.equal(limits.reproducedIn(200), 600 + ADAPTIVE_MARGIN_MS);
-    // ...but never above the cap the original set.
+    // ...until LEARN_WINDOW faster ones came after it.
+    for (let i = 1; i < LEARN_WINDOW; i++) assert.equal(limits.reproducedIn(20), undefined);
+    assert.equal(limits.reproducedIn(20), 60 + ADAPTIVE_MARGIN_MS);
+    // Never above the cap the original set.
     assert.equal(limits.reproducedIn(900), limits.firstCandidateMs);
     assert.equal(limits.quickMs, limits.candidateMs + 500);
   });
