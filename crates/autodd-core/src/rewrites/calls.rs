@@ -201,8 +201,19 @@ pub struct DefContext {
     pub name: String,
     /// The class whose body holds the `def` directly.
     pub class: Option<String>,
-    /// Decorated `@staticmethod`: called as `….name(…)` with no `self`.
-    pub static_method: bool,
+    /// How a method in `class` binds its first parameter.
+    pub kind: MethodKind,
+}
+
+/// How calls bind a method's first parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MethodKind {
+    /// To the receiver, except in calls through the class (`Class.method(obj, …)`).
+    Instance,
+    /// `@classmethod`: always to the class.
+    Class,
+    /// `@staticmethod`: never.
+    Static,
 }
 
 impl DefContext {
@@ -214,9 +225,16 @@ impl DefContext {
         let attr = Callee::Attr(self.name.clone());
         let callees = match &self.class {
             None => vec![(Callee::Name(self.name.clone()), Receiver::Any, index)],
-            Some(_) if self.static_method => vec![(attr, Receiver::Any, index)],
+            Some(_) if self.kind == MethodKind::Static => vec![(attr, Receiver::Any, index)],
             Some(class) => {
-                let through_class = (attr.clone(), Receiver::Only(class.clone()), index);
+                // Calls through the class pass an instance method's first parameter.
+                let (others, through_class) = match self.kind {
+                    MethodKind::Instance => (
+                        Receiver::Except(class.clone()),
+                        Some((attr.clone(), Receiver::Only(class.clone()), index)),
+                    ),
+                    _ => (Receiver::Any, None),
+                };
                 let Some(shifted) = index.map(|i| i.checked_sub(1)) else {
                     let mut callees = vec![(attr, Receiver::Any, None)];
                     if self.name == "__init__" {
@@ -228,15 +246,15 @@ impl DefContext {
                     });
                 };
                 let Some(shifted) = shifted else {
-                    return (self.name != "__init__" && name != "self").then(|| ParamTarget {
+                    let through_class =
+                        through_class.filter(|_| self.name != "__init__" && name != "self")?;
+                    return Some(ParamTarget {
                         callees: vec![through_class],
                         name: name.to_string(),
                     });
                 };
-                let mut callees = vec![
-                    (attr, Receiver::Except(class.clone()), Some(shifted)),
-                    through_class,
-                ];
+                let mut callees = vec![(attr, others, Some(shifted))];
+                callees.extend(through_class);
                 if self.name == "__init__" {
                     callees.push((Callee::Name(class.clone()), Receiver::Any, Some(shifted)));
                 }
@@ -257,13 +275,22 @@ pub fn def_context(stmt: &Stmt, class: Option<&str>) -> Option<DefContext> {
         Stmt::AsyncFunctionDef(s) => (s.name.as_str(), &s.decorator_list),
         _ => return None,
     };
-    let static_method = decorators
-        .iter()
-        .any(|d| matches!(d, Expr::Name(n) if n.id.as_str() == "staticmethod"));
+    let decorated = |what: &str| {
+        decorators
+            .iter()
+            .any(|d| matches!(d, Expr::Name(n) if n.id.as_str() == what))
+    };
+    let kind = if decorated("staticmethod") {
+        MethodKind::Static
+    } else if decorated("classmethod") {
+        MethodKind::Class
+    } else {
+        MethodKind::Instance
+    };
     Some(DefContext {
         name: name.to_string(),
         class: class.map(str::to_string),
-        static_method,
+        kind,
     })
 }
 

@@ -19,7 +19,11 @@ class T:
         return b
     def area(self, unit):
         return unit
+    @classmethod
+    def make(cls, size):
+        return size
 T.gemm(1, 2)
+T.make(3)
 T.area(sq, 'cm')
 sq.area('m')
 def unused(a, b):
