@@ -102,9 +102,11 @@ def _repeat_note(repeat: int) -> str:
             " (`PYTHONHASHSEED=0`), so the repeats make the same search.")
 
 
-def render(doc: dict, results: str, scale: dict | None = None) -> str:
-    """`results`: where `doc` is kept, relative to the repository; `scale`: the newest
-    `bench/scale` figures (bench/results/scale-*.json), if any."""
+def render(doc: dict, results: str, scale: dict | None = None, heavy: dict | None = None,
+           tilelang: dict | None = None) -> str:
+    """`results`: where `doc` is kept, relative to the repository; `scale`, `heavy`,
+    `tilelang`: the newest figures of bench/scale, bench/heavy/run and
+    bench/tilelang/run kept in bench/results, if any."""
     cases = doc["cases"]
     tools = doc["options"]["tools"]
     m = doc["machine"]
@@ -168,6 +170,12 @@ def render(doc: dict, results: str, scale: dict | None = None) -> str:
         lines += _peer_section(cases, tools, doc["options"])
     if scale:
         lines += _scale_section(scale)
+    if heavy:
+        lines += _kept_section("Heavy candidates: `-j 2` and a launcher", "bench/heavy/run", heavy,
+                               heavy_tables(heavy["results"]))
+    if tilelang:
+        lines += _kept_section("Real tilelang kernels", "bench/tilelang/run", tilelang,
+                               tilelang_tables(tilelang["results"]))
     lines += [
         "## Cases",
         "",
@@ -421,4 +429,50 @@ def _scale_section(scale: dict) -> list:
             "```",
             "",
         ]
+    return lines
+
+
+def _kept_section(title: str, script: str, kept: dict, tables: list) -> list:
+    m = kept["machine"]
+    return [f"## {title}", "",
+            f"`{script}` on {kept['date']} (autodd {kept['autodd']['commit']}; {m['cores']} cores, {m['cpu']}):",
+            "", *tables, ""]
+
+
+def heavy_tables(results: list) -> list:
+    """bench/heavy/run's table and the ratios the launcher issue sets goals for."""
+    lines = ["| case | run | wall (s) | candidates | ms per candidate | tokens left | same result |",
+             "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    for r in results:
+        per = round(1000 * r["wall_s"] / r["runs"], 1) if r["runs"] else None
+        lines.append(f"| {r['case']} | {r['config']} | {r['wall_s']} | {r['runs']} | {per} | {r['tokens']} | "
+                     f"{'yes' if r['same_result'] else 'NO'} |")
+    lines.append("")
+    for case in dict.fromkeys(r["case"] for r in results):
+        by = {r["config"]: r for r in results if r["case"] == case}
+        if "-j 1" in by and "-j 2" in by:
+            lines.append(f"- {case}: -j 2 is {by['-j 1']['wall_s'] / by['-j 2']['wall_s']:.2f}× as fast as -j 1")
+        if "-j 2" in by and "-j 2 ssh" in by:
+            lines.append(f"- {case}: -j 2 through ssh runs at {by['-j 2']['wall_s'] / by['-j 2 ssh']['wall_s']:.2f}×"
+                         " the speed of -j 2 here")
+    return lines
+
+
+def tilelang_tables(results: list) -> list:
+    """bench/tilelang/run's table and its ratios against the reference."""
+    lines = ["| case | tool | tokens (of original) | bytes | fails with MSG | runs | timeouts | wall (s) |",
+             "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: |"]
+    for r in results:
+        wall = f"{r['wall_s']}{' †' if r['over_budget'] else ''}"
+        lines.append(f"| {r['case']} | {r['tool']} | {r['tokens']} ({r['original_tokens']}) | {r['bytes']} | "
+                     f"{'yes' if r['fails_with_msg'] else 'NO'} | {r['runs']} | {r['timeouts']} | {wall} |")
+    lines.append("")
+    for case in dict.fromkeys(r["case"] for r in results):
+        by = {r["tool"]: r for r in results if r["case"] == case}
+        one, two, ref = by.get("autodd-j1"), by.get("autodd-j2"), by.get("ref-j1")
+        if one and ref and ref["wall_s"] and one["tokens"] is not None and ref["tokens"] is not None:
+            lines.append(f"- {case}: autodd -j 1 / reference: tokens {one['tokens']} / {ref['tokens']}, "
+                         f"wall time {one['wall_s'] / ref['wall_s']:.2f}×")
+        if one and two and two["wall_s"]:
+            lines.append(f"- {case}: autodd -j 2 is {one['wall_s'] / two['wall_s']:.2f}× as fast as -j 1")
     return lines
