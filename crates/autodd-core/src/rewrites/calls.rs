@@ -559,6 +559,32 @@ impl VisitorMut for BoundNames {
     }
 }
 
+/// Whether a call that passes `positional` arguments by position and `keywords` by
+/// name binds to `args` as Python binds it: no more positional arguments than
+/// parameters, each keyword names a parameter (not a positional-only one) that no
+/// other argument fills, and each parameter left out has a default.
+pub fn binds<'a>(
+    args: &ast::Arguments,
+    positional: usize,
+    keywords: impl IntoIterator<Item = &'a str>,
+) -> bool {
+    let mut given = vec![false; args.posonlyargs.len() + args.args.len()];
+    if positional > given.len() {
+        return false;
+    }
+    given[..positional].fill(true);
+    for keyword in keywords {
+        let at = args.args.iter().position(|p| p.def.arg.as_str() == keyword);
+        match at.map(|i| i + args.posonlyargs.len()) {
+            Some(i) if !given[i] => given[i] = true,
+            _ => return false,
+        }
+    }
+    params(args)
+        .zip(given)
+        .all(|(p, g)| g || p.default.is_some())
+}
+
 fn params(args: &ast::Arguments) -> impl Iterator<Item = &ast::ArgWithDefault> {
     args.posonlyargs.iter().chain(&args.args)
 }
@@ -578,21 +604,13 @@ impl CallIndex {
         else {
             return false;
         };
-        let mut given = vec![false; args.posonlyargs.len() + args.args.len()];
-        if !once || call.spread || call.frozen || call.positional > given.len() {
-            return false;
-        }
-        given[..call.positional].fill(true);
-        for keyword in &call.keywords {
-            let at = args.args.iter().position(|p| p.def.arg.as_str() == keyword);
-            match at.map(|i| i + args.posonlyargs.len()) {
-                Some(i) if !given[i] => given[i] = true,
-                _ => return false,
-            }
-        }
-        params(args)
-            .zip(given)
-            .all(|(p, g)| g || p.default.is_some())
+        once && !call.spread
+            && !call.frozen
+            && binds(
+                args,
+                call.positional,
+                call.keywords.iter().map(String::as_str),
+            )
     }
 }
 

@@ -15,7 +15,7 @@
 use crate::freeze;
 use crate::hash::FastMap;
 use crate::parse::ast::{self, Expr, Stmt};
-use crate::rewrites::calls::{bind_params, spreads, substitutable, substitute};
+use crate::rewrites::calls::{bind_params, binds, spreads, substitutable, substitute};
 use crate::walk::{self, VisitorMut};
 
 /// A one-line method: its name, its parameters (`self` first) and the value it
@@ -183,30 +183,16 @@ impl AccessorInliner<'_> {
                 }
                 let mut with_self = call.clone();
                 with_self.args.insert(0, (*attr.value).clone());
-                // As Python binds them: no more positional arguments than
-                // parameters, and each keyword names a parameter no other argument
-                // fills; what is not passed has a default.
-                let params: Vec<&str> = accessor
-                    .args
-                    .args
-                    .iter()
-                    .map(|p| p.def.arg.as_str())
-                    .collect();
-                let positional = with_self.args.len();
-                let mut filled = vec![false; params.len()];
-                if positional > params.len() {
+                let keywords = with_self.keywords.iter().filter_map(|k| k.arg.as_ref());
+                if !binds(
+                    accessor.args,
+                    with_self.args.len(),
+                    keywords.map(|a| a.as_str()),
+                ) {
                     return None;
                 }
-                filled[..positional].fill(true);
-                for keyword in &with_self.keywords {
-                    let name = keyword.arg.as_ref().map(|a| a.as_str());
-                    match params.iter().position(|p| Some(*p) == name) {
-                        Some(i) if !filled[i] => filled[i] = true,
-                        _ => return None,
-                    }
-                }
                 let bound = bind_params(accessor.args, &with_self);
-                if bound.len() != params.len() {
+                if bound.len() != accessor.args.args.len() {
                     return None;
                 }
                 bound
