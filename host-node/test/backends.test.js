@@ -424,49 +424,56 @@ describe('runner backend: forking ahead', { skip: process.platform !== 'linux' &
   });
 });
 
-describe('runner backend: finalizers at exit', () => {
-  const MSG = 'BOOM-45';
-  // A preloaded module that holds an object with a finalizer, as torch holds ~150.
-  const modules = fixture({
-    'autodd_finalizer_probe.py':
-      'import weakref\nclass Held:\n    pass\nheld = Held()\nweakref.finalize(held, print, "worker-finalizer-ran")\n',
-  });
-  /** @type {Workspace} */
-  let workspace;
-  /** @type {import('../src/backends/index.js').Backend} */
-  let backend;
-  before(async () => {
-    const env = { ...process.env, PYTHONPATH: modules };
-    workspace = await Workspace.create({ python: 'python3', jobs: 1, env });
-    backend = createBackend('runner', {
-      workspace,
-      needle: MSG,
-      timeoutMs: 4000,
-      jobs: 1,
-      preload: ['autodd_finalizer_probe'],
-    });
-  });
-  after(async () => {
-    await backend.close();
-    workspace.close();
-  });
+for (const prefork of [false, true]) {
+  describe(
+    `runner backend: finalizers at exit${prefork ? ', forking ahead' : ''}`,
+    { skip: prefork && process.platform !== 'linux' && 'Linux only' },
+    () => {
+      const MSG = 'BOOM-45';
+      // A preloaded module that holds an object with a finalizer, as torch holds ~150.
+      const modules = fixture({
+        'autodd_finalizer_probe.py':
+          'import weakref\nclass Held:\n    pass\nheld = Held()\nweakref.finalize(held, print, "worker-finalizer-ran")\n',
+      });
+      /** @type {Workspace} */
+      let workspace;
+      /** @type {import('../src/backends/index.js').Backend} */
+      let backend;
+      before(async () => {
+        const env = { ...process.env, PYTHONPATH: modules };
+        workspace = await Workspace.create({ python: 'python3', jobs: 1, env });
+        backend = createBackend('runner', {
+          workspace,
+          needle: MSG,
+          timeoutMs: 4000,
+          jobs: 1,
+          prefork,
+          preload: ['autodd_finalizer_probe'],
+        });
+      });
+      after(async () => {
+        await backend.close();
+        workspace.close();
+      });
 
-  test("a candidate's own finalizers run at its exit; those of the worker's objects do not", async () => {
-    const source = `import weakref, autodd_finalizer_probe
+      test("a candidate's own finalizers run at its exit; those of the worker's objects do not", async () => {
+        const source = `import weakref, autodd_finalizer_probe
 class Mine:
     pass
 mine = Mine()
 weakref.finalize(mine, print, "${MSG} own finalizer")
 print("body done")
 `;
-    for (let i = 0; i < 2; i += 1) {
-      const r = await backend.run(source);
-      assert.equal(r.found, true, r.stdoutTail);
-      assert.match(r.stdoutTail, /body done\nBOOM-45 own finalizer/);
-      assert.doesNotMatch(r.stdoutTail, /worker-finalizer-ran/);
-    }
-  });
-});
+        for (let i = 0; i < 2; i += 1) {
+          const r = await backend.run(source);
+          assert.equal(r.found, true, r.stdoutTail);
+          assert.match(r.stdoutTail, /body done\nBOOM-45 own finalizer/);
+          assert.doesNotMatch(r.stdoutTail, /worker-finalizer-ran/);
+        }
+      });
+    },
+  );
+}
 
 describe('runner worker: a fork that fails for want of resources', () => {
   // The worker's own function, with a forker that fails as a full process table does:

@@ -101,7 +101,7 @@ describe('time limits', () => {
     const limits = new TimeLimits({ timeoutMs: 60_000, adaptive: true, learn: true });
     limits.setOriginal(100);
     for (let i = 1; i < LEARN_AFTER; i++) assert.equal(limits.reproducedIn(50), undefined);
-    // 3 times the slowest, plus the margin: under the original's run once they are faster.
+    // 3 times the slowest, plus the margin: under the old floor of 4 times the original's run.
     assert.equal(limits.reproducedIn(50), 150 + ADAPTIVE_MARGIN_MS);
     assert.equal(limits.reproducedIn(50), undefined, 'unchanged');
     // A slower one raises it...

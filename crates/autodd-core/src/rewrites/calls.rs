@@ -7,7 +7,8 @@
 //! Calls are matched by name, without resolving them: a function's calls are the
 //! calls of that bare name; a method's are attribute calls of that name (the
 //! argument index shifts by one for `self`) except calls through its class's name
-//! (`Class.method(…)` passes every parameter, `self` too); `__init__`'s are calls of
+//! (`Class.method(…)` passes every parameter, `self` too; a `@classmethod`'s still
+//! shift, a `@staticmethod`'s never do); `__init__`'s are calls of
 //! its class's name and `….__init__(…)`. A wrong match only makes a candidate that
 //! fails.
 
