@@ -56,7 +56,6 @@ export class TimeLimits {
     /** The limit the original's run set (the first one candidates had). */
     this.firstCandidateMs = timeoutMs;
     this.originalMs = 0;
-    this.found = 0;
     /** The run times of the last LEARN_WINDOW candidates that reproduced. */
     this.recentFoundMs = /** @type {number[]} */ ([]);
   }
@@ -92,10 +91,10 @@ export class TimeLimits {
    */
   reproducedIn(ms) {
     if (!this.learn) return undefined;
-    this.found += 1;
     this.recentFoundMs.push(ms);
     if (this.recentFoundMs.length > LEARN_WINDOW) this.recentFoundMs.shift();
-    if (this.found < LEARN_AFTER) return undefined;
+    // LEARN_AFTER is under LEARN_WINDOW: the window holds every one until then.
+    if (this.recentFoundMs.length < LEARN_AFTER) return undefined;
     const learned = LEARNED_FACTOR * Math.max(...this.recentFoundMs) + ADAPTIVE_MARGIN_MS;
     const limit = Math.min(this.firstCandidateMs, learned);
     if (limit === this.candidateMs) return undefined;
