@@ -24,6 +24,8 @@ export interface AcceptedStep {
 
 /** Passed to `onProgress` after every verdict. */
 export interface Progress {
+  /** The candidate whose verdict this is. */
+  id: number;
   /** The engine's counters, fetched when first read. */
   stats: Stats;
   /** Candidates run to a verdict so far. */
@@ -257,7 +259,11 @@ export interface ReducePythonOptions {
    * current one runs, and runs that code if its file holds exactly that source.
    */
   prefork?: boolean;
-  /** Called after each candidate's run (not for runs cancelled as stale). */
+  /**
+   * Called for each candidate's run as its verdict enters the search; runs cancelled
+   * as stale when cancelled, and the other runs whose verdict never counted (they
+   * ended before an earlier candidate was accepted) when the search ends.
+   */
   onRun?(run: RunRecord): void;
   /** Engine options, for comparisons with the tool autodd replaces. */
   engine?: EngineOptions;
@@ -275,8 +281,17 @@ export interface RunRecord {
   bytes: number;
   /** Whether it was interesting (and so accepted, unless it had become stale). */
   found: boolean;
+  /**
+   * Whether its verdict entered the search. With several jobs, a run whose candidate
+   * went stale (an earlier one was accepted) does not count: it was cancelled, or it
+   * ended first.
+   */
+  counted: boolean;
   /** `stuck`: killed (runner only) because every thread waited with no timeout. */
-  outcome: 'exited' | 'signaled' | 'timeout' | 'stuck' | 'crashed';
+  /** `cancelled`: stopped as stale (its verdict no longer mattered). */
+  outcome: 'exited' | 'signaled' | 'timeout' | 'stuck' | 'crashed' | 'cancelled';
+  /** When the run started, in ms from the start of the search (after the check of the original). */
+  startMs: number;
   /** Wall time of the run. */
   ms: number;
   /** How many times it ran (more than 1 only with `retries`). */

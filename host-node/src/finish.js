@@ -10,8 +10,9 @@
  * @property {(run: RunResult) => boolean} reproduces the reduction's verdict on a run
  * @property {(text: string) => string} stripFreeze `text` without freeze markers
  * @property {(text: string) => Promise<void>} write replaces OUTPUT
- * @property {(text: string, ms: number, signal?: AbortSignal) => Promise<RunResult>} freshRun
- *   one run in a fresh `python3`, as the user runs OUTPUT
+ * @property {(text: string, ms: number, signal?: AbortSignal, job?: number) => Promise<RunResult>} freshRun
+ *   one run in a fresh `python3`, as the user runs OUTPUT (on job `job`'s device and
+ *   files, job 0 by default)
  * @property {boolean} keepFreeze leave the markers in
  */
 
@@ -41,16 +42,20 @@ export async function finishInterrupted(tools, { best, written, quickMs }) {
 /**
  * A finished reduction: writes the engine's result, drops its freeze markers if it
  * reproduces without them (a candidate run like the others), then runs it in a fresh
- * process as often as the original was checked, so a flaky result shows as such.
+ * process as often as the original was checked, so a flaky result shows as such;
+ * `together` of those runs go at once (as the original's checks did with several
+ * jobs), each as job 0, 1, …
  * @param {FinishTools & {
  *   attempt: (text: string, signal?: AbortSignal) => Promise<RunResult>,
  *   warn: (message: string) => void,
  *   closeBackend: () => Promise<void>,
  * }} tools
- * @param {{ result: string, checkRuns: number, timeoutMs: number, signal?: AbortSignal }} state
+ * @param {{
+ *   result: string, checkRuns: number, timeoutMs: number, together?: number, signal?: AbortSignal,
+ * }} state
  * @returns {Promise<{ final: string, stripped: boolean, confirms: RunResult[] }>}
  */
-export async function finishReduction(tools, { result, checkRuns, timeoutMs, signal }) {
+export async function finishReduction(tools, { result, checkRuns, timeoutMs, together = 1, signal }) {
   let final = result;
   // The engine's result is the smallest interesting program it saw.
   await tools.write(final);
@@ -73,7 +78,9 @@ export async function finishReduction(tools, { result, checkRuns, timeoutMs, sig
   /** @type {RunResult[]} */
   const confirms = [];
   while (confirms.length < checkRuns && !signal?.aborted) {
-    confirms.push(await tools.freshRun(final, timeoutMs, signal));
+    const count = Math.max(1, Math.min(together, checkRuns - confirms.length));
+    const runs = Array.from({ length: count }, (_, job) => tools.freshRun(final, timeoutMs, signal, job));
+    confirms.push(...(await Promise.all(runs)));
   }
   await closing;
   return { final, stripped, confirms };

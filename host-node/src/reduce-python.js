@@ -225,8 +225,9 @@ export async function reducePython(options) {
        * @param {string} text
        * @param {number} ms time limit
        * @param {AbortSignal} [runSignal]
+       * @param {number} [job] whose device and copy of the program it uses
        */
-      const freshRun = async (text, ms, runSignal) => {
+      const freshRun = async (text, ms, runSignal, job = 0) => {
         const shim = text.includes('__freeze__');
         if (launcher) {
           // The user's own run is one on the cluster: a new worker through the launcher,
@@ -277,9 +278,10 @@ export async function reducePython(options) {
           needle: errMsg,
           timeoutMs: ms,
           jobs: 1,
-          env: workspace.onJobDevice(shim ? workspace.freezeEnv : workspace.userEnv, 0),
+          env: workspace.onJobDevice(shim ? workspace.freezeEnv : workspace.userEnv, job),
           sandbox: () => workspace.sandbox('final', target ?? undefined),
           program: direct ? /** @type {string} */ (target) : undefined,
+          job,
         });
         try {
           return await fresh.run(text, { signal: runSignal });
@@ -360,6 +362,11 @@ export async function reducePython(options) {
         await writer.start(original);
 
         onPhase?.('reduce');
+        /**
+         * Runs over whose verdict has not entered the search (yet), for `onRun`.
+         * @type {Map<number, RunRecord>}
+         */
+        const uncounted = new Map();
         const result = await drive(reducer, {
           jobs,
           lookahead: options.lookahead !== false,
@@ -367,30 +374,48 @@ export async function reducePython(options) {
           // Compiled ahead by the process forked for it (runner, forking ahead, one job).
           prepare: 'prepare' in backend ? (candidate) => backend.prepare(candidate.source) : undefined,
           signal,
-          onProgress,
+          onProgress: (progress) => {
+            const record = uncounted.get(progress.id);
+            if (record) {
+              uncounted.delete(progress.id);
+              options.onRun?.({ ...record, counted: true });
+            }
+            onProgress?.(progress);
+          },
           evaluate: async (candidate, candidateSignal) => {
+            const startMs = performance.now() - t1;
             const { run, runs } = await attempt(candidate.source, candidateSignal);
-            const found = reproduces(run);
+            const found = run.outcome !== 'cancelled' && reproduces(run);
             const limit = found ? limits.reproducedIn(run.ms) : undefined;
             if (limit !== undefined) backend.limitTimeout(limit);
-            if (run.outcome !== 'cancelled') {
-              options.onRun?.({
-                id: candidate.id,
-                phase: candidate.phase,
-                rewrites: candidate.rewrites,
-                sites: candidate.sites,
-                bytes: Buffer.byteLength(candidate.source),
-                found,
-                outcome: run.outcome,
-                ms: Math.round(run.ms * 10) / 10,
-                runs,
-              });
-            }
+            /** @type {RunRecord} */
+            const record = {
+              id: candidate.id,
+              phase: candidate.phase,
+              rewrites: candidate.rewrites,
+              sites: candidate.sites,
+              bytes: Buffer.byteLength(candidate.source),
+              found,
+              counted: false,
+              outcome: run.outcome,
+              startMs: Math.round(startMs * 10) / 10,
+              ms: Math.round(run.ms * 10) / 10,
+              runs,
+            };
+            // A stale run took a job's time too: it is recorded, as not counted.
+            if (run.outcome === 'cancelled') options.onRun?.(record);
+            else if (options.onRun) uncounted.set(candidate.id, record);
             // A hang costs the whole time limit: the engine avoids its rewrite later.
             return found || (run.outcome === 'timeout' || run.outcome === 'stuck' ? 'hung' : false);
           },
           onAccept: output ? (best) => writer.keep(best) : undefined,
-        }).finally(() => writer.idle()); // never rejects: a failed write is kept
+        })
+          .finally(() => {
+            // What is left ended before an earlier candidate was accepted.
+            for (const record of uncounted.values()) options.onRun?.(record);
+            uncounted.clear();
+          })
+          .finally(() => writer.idle()); // never rejects: a failed write is kept
         await writer.settle();
         const t2 = performance.now();
         timings.reduceMs = t2 - t1;
@@ -422,7 +447,15 @@ export async function reducePython(options) {
             closeBackend: () => backend.close(),
           },
           // As many runs as checked the original, so a flaky result shows as such.
-          { result: result.source, checkRuns: failure.original?.runs ?? 1, timeoutMs, signal },
+          // Isolated, each in its own view, they go at once as the original's did;
+          // otherwise one after the other, as the user would run them.
+          {
+            result: result.source,
+            checkRuns: failure.original?.runs ?? 1,
+            timeoutMs,
+            together: workspace.isolated && !launcher ? jobs : 1,
+            signal,
+          },
         );
         timings.finishMs = performance.now() - t2;
         const interrupted = Boolean(signal?.aborted);

@@ -27,6 +27,7 @@ import { loadEngine } from './engine.js';
 
 /**
  * @typedef {object} Progress
+ * @property {number} id the candidate whose verdict this is
  * @property {Stats} stats the engine's counters (fetched from the engine when first read)
  * @property {number} tried candidates run to a verdict so far
  * @property {number} elapsedMs
@@ -186,6 +187,7 @@ export async function drive(
     let stats;
     /** @type {Progress} */
     const progress = {
+      id,
       get stats() {
         return (stats ??= timed(() => scheduler.stats()));
       },

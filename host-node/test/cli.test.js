@@ -522,6 +522,7 @@ print("HANG" + "-CHECK failed with", total)
     assert.equal(data.reproduced, true);
     const runs = traced(trace);
     assert.equal(runs.length, data.tried);
+    assert.ok(runs.every((r) => r.counted));
     const hung = runs.filter((r) => r.outcome === 'timeout');
     assert.ok(hung.length >= 1, 'removing `n += 1` hangs');
     assert.equal(data.outcomes.timeout, hung.length);
@@ -532,6 +533,13 @@ print("HANG" + "-CHECK failed with", total)
     assert.equal(runs.filter((r) => r.found).length, data.stats.accepted);
     for (const r of runs) {
       assert.ok(typeof r.phase === 'string' && Array.isArray(r.rewrites) && r.sites >= 1 && r.bytes > 0);
+    }
+    // One job: each run starts after the one before it ended (times rounded to 0.1 ms).
+    for (let i = 1; i < runs.length; i++) {
+      assert.ok(
+        runs[i].startMs >= runs[i - 1].startMs + runs[i - 1].ms - 0.2,
+        JSON.stringify(runs.slice(i - 1, i + 1)),
+      );
     }
     assert.match(runPython(path.join(dir, 'out.py'), dir).output, /HANG-CHECK failed/);
   });
@@ -617,6 +625,27 @@ print(label, box.total(), len(data))
 
     const kept = await reported(dir, [...args, '--no-learned-timeout']);
     assert.equal(kept.data.candidateTimeout, kept.data.firstCandidateTimeout);
+  });
+
+  test('--trace with -j 2: runs overlap, and runs gone stale show as cancelled', async () => {
+    // Every run sleeps 30 ms, so two jobs always have runs going at once.
+    const lines = Array.from({ length: 8 }, (_, i) => `v${i} = ${i}\n`).join('');
+    const source = `import time\ntime.sleep(0.03)  # autodd: freeze\n${lines}print("TRACE" + "-J2", v3)\n`;
+    const dir = fixture({ 'two.py': source });
+    const trace = path.join(dir, 'trace.jsonl');
+    const args = ['two.py', '--err-msg', 'TRACE-J2', '-o', 'out.py', '-j', '2', '--quiet', '--trace', trace];
+    const { data } = await reported(dir, args);
+    const runs = traced(trace);
+    assert.equal(runs.filter((r) => r.counted).length, data.tried);
+    for (const r of runs.filter((r) => r.outcome === 'cancelled')) {
+      assert.equal(r.found, false);
+      assert.equal(r.counted, false);
+    }
+    const overlap = runs.some((a) =>
+      runs.some((b) => a !== b && a.startMs <= b.startMs && b.startMs < a.startMs + a.ms),
+    );
+    assert.ok(overlap, 'two runs went at once');
+    assert.equal(data.reproduced, true);
   });
 
   test('--no-adaptive-timeout keeps the full timeout', async () => {

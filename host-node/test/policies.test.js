@@ -229,6 +229,32 @@ describe('finishing', () => {
     ]);
   });
 
+  test('with `together`, the fresh runs go at once, each as its own job', async () => {
+    /** @type {(number | undefined)[]} */
+    const started = [];
+    let going = 0;
+    let most = 0;
+    const t = {
+      ...tools(true),
+      /** @type {(text: string, ms: number, signal?: AbortSignal, job?: number) => Promise<RunResult>} */
+      freshRun: async (text, _ms, _signal, job) => {
+        started.push(job);
+        going += 1;
+        most = Math.max(most, going);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        going -= 1;
+        return runOf({ found: text === BARE });
+      },
+    };
+    const done = await finishReduction(t, { result: BARE, checkRuns: 3, timeoutMs: 1000, together: 2 });
+    assert.equal(done.confirms.length, 3);
+    assert.equal(most, 2, 'two runs at once');
+    assert.deepEqual(started, [0, 1, 0]);
+    most = 0;
+    await finishReduction(t, { result: BARE, checkRuns: 2, timeoutMs: 1000 });
+    assert.equal(most, 1, 'one at a time by default');
+  });
+
   test('markers stay, with a warning, when the result needs them', async () => {
     const t = tools(false);
     const done = await finishReduction(t, { result: FROZEN, checkRuns: 1, timeoutMs: 1000 });

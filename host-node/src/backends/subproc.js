@@ -31,8 +31,10 @@ export class SubprocBackend {
    *   holding the program) instead of the workspace's copy
    * @param {import('../launcher.js').Launcher} [options.launcher] run each program through
    *   it, on the other side (`--launcher`): the template prefixes the command
+   * @param {number} [options.job] with one job, use the workspace's files of this job
+   *   (default 0): a backend for one run beside others
    */
-  constructor({ workspace, needle, timeoutMs, jobs, env, sandbox, cwd, program, launcher }) {
+  constructor({ workspace, needle, timeoutMs, jobs, env, sandbox, cwd, program, launcher, job = 0 }) {
     this.name = 'subproc';
     this.workspace = workspace;
     this.launcher = launcher;
@@ -45,6 +47,8 @@ export class SubprocBackend {
     /** The timeout it was made with: `limitTimeout` never goes above it. */
     this.maxTimeoutMs = timeoutMs;
     this.slots = new Slots(jobs);
+    /** The first of the workspace's jobs whose files this backend's slots use. */
+    this.firstJob = job;
     /** Process groups running now, killed by close(). */
     this.running = new Set();
   }
@@ -64,7 +68,8 @@ export class SubprocBackend {
    * @returns {Promise<RunResult>}
    */
   async run(source, { signal } = {}) {
-    const slot = await this.slots.acquire();
+    const acquired = await this.slots.acquire();
+    const slot = this.firstJob + acquired;
     try {
       const env = this.env ?? this.workspace.jobEnvs[slot];
       if (this.launcher) {
@@ -78,7 +83,7 @@ export class SubprocBackend {
       const file = this.workspace.write(slot, source);
       return await this.spawn(file, signal, this.sandbox(slot), this.cwd ?? this.workspace.runCwd(slot), env);
     } finally {
-      this.slots.release(slot);
+      this.slots.release(acquired);
     }
   }
 
