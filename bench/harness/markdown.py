@@ -451,7 +451,16 @@ def heavy_tables(results: list) -> list:
     for case in dict.fromkeys(r["case"] for r in results):
         by = {r["config"]: r for r in results if r["case"] == case}
         if "-j 1" in by and "-j 2" in by:
-            lines.append(f"- {case}: -j 2 is {by['-j 1']['wall_s'] / by['-j 2']['wall_s']:.2f}× as fast as -j 1")
+            one, two = by["-j 1"], by["-j 2"]
+            lines.append(f"- {case}: -j 2 is {one['wall_s'] / two['wall_s']:.2f}× as fast as -j 1")
+            if "stale_s" in two and "counted_s" in one:
+                lines.append(
+                    f"- {case}, where -j 2's job time went: the runs that counted took {two['counted_s']} s "
+                    f"({two['counted_s'] / one['counted_s']:.2f}× the same runs at -j 1); {two['stale_runs']} runs "
+                    f"that went stale took {two['stale_s']} s (the accepted runs took {two['accepted_s']} s); "
+                    f"outside the search {two['outside_search_s']} s (-j 1: {one['outside_search_s']} s). Without "
+                    f"the stale runs -j 2 would be {one['wall_s'] / (two['wall_s'] - two['stale_s'] / 2):.2f}× "
+                    "as fast as -j 1")
         if "-j 2" in by and "-j 2 ssh" in by:
             lines.append(f"- {case}: -j 2 through ssh runs at {by['-j 2']['wall_s'] / by['-j 2 ssh']['wall_s']:.2f}×"
                          " the speed of -j 2 here")

@@ -127,7 +127,7 @@ export const OPTION_SPECS = [
     name: 'trace',
     api: null,
     value: 'FILE',
-    help: 'write one JSON line per candidate run (phase, rewrites, sites, size, verdict, outcome, milliseconds, runs)',
+    help: 'write one JSON line per candidate run (phase, rewrites, sites, size, verdict, outcome, start, milliseconds, whether it counted)',
   },
   {
     name: 'no-adaptive-timeout',

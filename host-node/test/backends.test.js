@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Capture, TAIL_BYTES } from '../src/backends/capture.js';
 import { createBackend } from '../src/backends/index.js';
@@ -474,6 +475,79 @@ print("body done")
     },
   );
 }
+
+describe('runner backend: modules beside the program', () => {
+  const MSG = 'BOOM-46';
+  const dir = fixture({
+    'prog.py': 'print("original")\n',
+    'helper.py': 'VALUE = 1\ndef twice(x):\n    return 2 * x\n',
+    'broken.py': 'def f(:\n    pass\n',
+  });
+  /** @type {Workspace} */
+  let workspace;
+  /** @type {import('../src/backends/index.js').Backend} */
+  let backend;
+  before(async () => {
+    workspace = await Workspace.create({
+      python: 'python3',
+      jobs: 1,
+      sourcePath: path.join(dir, 'prog.py'),
+      cwd: dir,
+    });
+    backend = createBackend('runner', { workspace, needle: MSG, timeoutMs: 4000, jobs: 1 });
+  });
+  after(async () => {
+    await backend.close();
+    workspace.close();
+  });
+
+  test('are compiled once, by the worker, and candidates import that code; nothing is written', async () => {
+    // Where the candidates import them from: the program's folder, or unisolated its copy.
+    const folder = workspace.isolated
+      ? /** @type {string} */ (workspace.programDir)
+      : path.dirname(workspace.file(0));
+    const source = `import importlib._bootstrap_external as e
+import helper
+print(sorted(e.SourceLoader.source_to_code.__globals__.get("cache", {})))
+print("${MSG}", helper.twice(21))
+`;
+    for (let i = 0; i < 2; i += 1) {
+      const r = await backend.run(source);
+      assert.equal(r.found, true, r.stderrTail);
+      // The program itself is not among them, nor a module that does not compile.
+      assert.ok(r.stdoutTail.includes(`['${path.join(folder, 'helper.py')}']\n${MSG} 42`), r.stdoutTail);
+    }
+    assert.equal(fs.existsSync(path.join(dir, '__pycache__')), false);
+  });
+
+  test('a module that a candidate changes is compiled again', async () => {
+    const source = `import pathlib
+pathlib.Path(__file__).with_name("helper.py").write_text("VALUE = 2\\n")
+import helper
+print("${MSG}", helper.VALUE)
+`;
+    const r = await backend.run(source);
+    assert.match(r.stdoutTail, new RegExp(`${MSG} 2`), r.stderrTail);
+    if (workspace.isolated) assert.match(fs.readFileSync(path.join(dir, 'helper.py'), 'utf8'), /VALUE = 1/);
+  });
+
+  test('a module that does not compile fails with the traceback of a plain run', async () => {
+    fs.writeFileSync(path.join(dir, 'plain.py'), 'import broken\n');
+    let plain = '';
+    try {
+      execFileSync('python3', ['-B', path.join(dir, 'plain.py')], { stdio: 'pipe' });
+    } catch (err) {
+      plain = String(/** @type {{ stderr: Buffer }} */ (err).stderr);
+    }
+    assert.match(plain, /SyntaxError/);
+    const r = await backend.run('import broken\n');
+    const ran = path.join(workspace.isolated ? dir : path.dirname(workspace.file(0)), 'prog.py');
+    assert.equal(
+      r.stderrTail,
+      plain.replaceAll(path.join(dir, 'plain.py'), ran).replaceAll(dir, path.dirname(ran)),
+    );
+  });
+});
 
 describe('runner worker: a fork that fails for want of resources', () => {
   // The worker's own function, with a forker that fails as a full process table does:

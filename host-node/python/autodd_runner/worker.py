@@ -62,7 +62,7 @@ import selectors
 import sys
 import time
 
-from . import sandbox
+from . import precompile, sandbox
 from .candidate import warm_up
 from .forkers import Forks, Zygote, kill_group, spawn
 from .scan import OutputScan
@@ -405,6 +405,12 @@ def main(home=None):
         # Worked out here once, not in every candidate's process.
         sandbox.overlaid(init["sandbox"]["writable"])
     loaded, failed, skipped = preload(init.get("preload", []), init.get("programDir"))
+    # The modules beside the program, compiled once here rather than by every
+    # candidate that imports them (see precompile). A launched worker's candidates
+    # share a folder, where the first one's import leaves the cache for the others.
+    run_as = (SETTINGS.sandbox or {}).get("runAs")
+    program_dir = os.path.dirname(run_as) if run_as else init["scriptDir"]
+    precompiled = 0 if home is not None else precompile.install(program_dir, [run_as] if run_as else [])
     # The first compile() of a process sets up the compiler's state (the AST types
     # among it), over a millisecond that every child would otherwise spend again on
     # its candidate. Modules load from bytecode, so nothing compiled yet: do it here.
@@ -423,6 +429,7 @@ def main(home=None):
             "skipped": skipped,
             "cpus": cpus,
             "dataLimit": None if data_limit is None else data_limit[0],
+            "precompiled": precompiled,
         }
     )
 
