@@ -141,7 +141,8 @@ export interface ReducePythonOptions {
    * A GPU per job: job k's worker and every candidate it runs see only the k-th device
    * (round-robin when the jobs outnumber them), through `CUDA_VISIBLE_DEVICES`,
    * `ROCR_VISIBLE_DEVICES` and `HIP_VISIBLE_DEVICES`; the original's checks run on the
-   * jobs' devices like candidates, the final check on the first. Device indices or UUIDs (`"0,1"` or `["0", "1"]`), or
+   * jobs' devices like candidates, and so do the final check's runs when isolated (else
+   * on the first). Device indices or UUIDs (`"0,1"` or `["0", "1"]`), or
    * `"auto"`: those `CUDA_VISIBLE_DEVICES` (else `ROCR_VISIBLE_DEVICES`, else
    * `HIP_VISIBLE_DEVICES`) names, else those `nvidia-smi -L` lists. Default: the
    * environment as it is.
@@ -290,9 +291,9 @@ export interface RunRecord {
   /** `stuck`: killed (runner only) because every thread waited with no timeout. */
   /** `cancelled`: stopped as stale (its verdict no longer mattered). */
   outcome: 'exited' | 'signaled' | 'timeout' | 'stuck' | 'crashed' | 'cancelled';
-  /** When the run started, in ms from the start of the search (after the check of the original). */
+  /** When it was handed to a job, in ms from the start of the search (after the check of the original). */
   startMs: number;
-  /** Wall time of the run. */
+  /** Wall time of the run (with `retries`, of its last run). */
   ms: number;
   /** How many times it ran (more than 1 only with `retries`). */
   runs: number;

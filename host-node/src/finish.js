@@ -80,7 +80,11 @@ export async function finishReduction(tools, { result, checkRuns, timeoutMs, tog
   while (confirms.length < checkRuns && !signal?.aborted) {
     const count = Math.max(1, Math.min(together, checkRuns - confirms.length));
     const runs = Array.from({ length: count }, (_, job) => tools.freshRun(final, timeoutMs, signal, job));
-    confirms.push(...(await Promise.all(runs)));
+    // Every run is over before anything goes on (or fails): none outlives the workspace.
+    for (const settled of await Promise.allSettled(runs)) {
+      if (settled.status === 'rejected') throw settled.reason;
+      confirms.push(settled.value);
+    }
   }
   await closing;
   return { final, stripped, confirms };

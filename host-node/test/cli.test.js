@@ -637,6 +637,10 @@ print(label, box.total(), len(data))
     const { data } = await reported(dir, args);
     const runs = traced(trace);
     assert.equal(runs.filter((r) => r.counted).length, data.tried);
+    assert.ok(
+      runs.some((r) => !r.counted),
+      'a run beside an accepted candidate went stale',
+    );
     for (const r of runs.filter((r) => r.outcome === 'cancelled')) {
       assert.equal(r.found, false);
       assert.equal(r.counted, false);

@@ -16,39 +16,67 @@ as it did. A module whose compilation warns or fails is left out: its warning or
 error belongs in the candidate's output, with the traceback a plain run prints.
 
 Only the program's folder is read (top level first, then the folders below it, not
-hidden ones, `__pycache__`, virtual environments or `node_modules`), within
-MAX_FILES modules, MAX_BYTES of source and MAX_SECONDS of compiling.
+hidden ones, `__pycache__`, virtual environments or `node_modules`), within MAX_DIRS
+folders, MAX_FILES modules of at most MAX_FILE_BYTES each, MAX_BYTES of source and
+MAX_SECONDS in all. Nothing here can stop a worker from starting: whatever fails is
+left to the candidates, as before.
 """
 
+import importlib._bootstrap as bootstrap
 import importlib._bootstrap_external as external
 import importlib.util
+import inspect
 import os
+import sys
 import time
 import warnings
 
+MAX_DIRS = 500
 MAX_FILES = 2000
+MAX_FILE_BYTES = 1 << 20
 MAX_BYTES = 16 << 20
 MAX_SECONDS = 1.0
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "dist-packages"}
 
-# Compiled with importlib's file name: should compiling a module the cache does not
-# hold raise (a SyntaxError), the traceback drops this frame with importlib's own,
-# and reads as a plain run's.
+# What importlib's own method looks like (Python 3.4 to 3.13); another one is left alone.
+SIGNATURE = "(self, data, path, *, _optimize=-1)"
+
+# The method in place of importlib's: a module the cache does not hold is compiled
+# as importlib compiles it, in a frame with importlib's file name, function name and
+# line (padding puts the call there), so a traceback through it (a module that does
+# not compile, imported with importlib.import_module) reads as a plain run's.
 WRAPPER = """
-def source_to_code(self, data, path, *args, _optimize=-1, **kwargs):
+def source_to_code(self, data, path, *, _optimize=-1):
     hit = cache.get(path)
     if hit is not None and _optimize == -1 and hit[0] == data:
         return hit[1]
-    return original(self, data, path, *args, _optimize=_optimize, **kwargs)
+    return _call_with_frames_removed(compile, data, path, "exec", dont_inherit=True, optimize=_optimize)
 """
 
 
-def modules(folder, exclude):
-    """The .py files of `folder` an import may load, the shallower first."""
-    level = [folder]
+def call_line(method):
+    """The line of `method`'s frame in a traceback through it: where it calls compile."""
+    try:
+        method(None, b"(", "<autodd probe>")
+    except SyntaxError as exc:
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code is method.__code__:
+                return tb.tb_lineno
+            tb = tb.tb_next
+    return None
+
+
+def modules(folder, exclude, deadline):
+    """The .py files of `folder` an import may load, the shallower first, until
+    `deadline` (time.monotonic) or MAX_DIRS folders."""
+    level, seen = [folder], 0
     while level:
         below = []
         for root in level:
+            seen += 1
+            if seen > MAX_DIRS or time.monotonic() > deadline:
+                return
             try:
                 entries = sorted(os.scandir(root), key=lambda e: e.name)
             except OSError:
@@ -86,14 +114,14 @@ def cached(path, stat):
 def compile_folder(folder, exclude=()):
     """{path: (source, code)} for the modules of `folder` that have no up-to-date
     cache and compile without a warning, within the limits above."""
-    started = time.monotonic()
+    deadline = time.monotonic() + MAX_SECONDS
     compiled, total = {}, 0
-    for count, path in enumerate(modules(folder, set(exclude))):
-        if count >= MAX_FILES or time.monotonic() - started > MAX_SECONDS:
+    for count, path in enumerate(modules(folder, set(exclude), deadline)):
+        if count >= MAX_FILES or time.monotonic() > deadline:
             break
         try:
             stat = os.stat(path)
-            if cached(path, stat):
+            if stat.st_size > MAX_FILE_BYTES or cached(path, stat):
                 continue
             total += stat.st_size
             if total > MAX_BYTES:
@@ -103,7 +131,7 @@ def compile_folder(folder, exclude=()):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 code = compile(source, path, "exec", dont_inherit=True)
-        except (OSError, SyntaxError, ValueError):
+        except Exception:  # noqa: BLE001 - a SyntaxError, a RecursionError: left to the candidate
             continue
         if not caught:
             compiled[path] = (source, code)
@@ -113,16 +141,24 @@ def compile_folder(folder, exclude=()):
 def install(folder, exclude=()):
     """Compiles the modules of `folder` (see compile_folder) and has imports use them;
     returns how many it compiled. Call in the worker, before it forks."""
+    original = external.SourceLoader.source_to_code
+    # Before 3.10 a deeply nested expression could crash the compiler (not raise).
+    if sys.version_info < (3, 10) or str(inspect.signature(original)) != SIGNATURE:
+        return 0
+    line = call_line(original)
     cache = compile_folder(folder, exclude)
-    if not cache:
+    if not cache or line is None or line < 6:
         return 0
     namespace = {
         "__name__": external.__name__,
         "cache": cache,
-        "original": external.SourceLoader.source_to_code,
+        "_call_with_frames_removed": bootstrap._call_with_frames_removed,
     }
-    exec(compile(WRAPPER, external.SourceLoader.get_code.__code__.co_filename, "exec"), namespace)
+    # The call is the wrapper's sixth line: pad it down to the original's.
+    text = "\n" * (line - 6) + WRAPPER
+    exec(compile(text, original.__code__.co_filename, "exec"), namespace)
     wrapper = namespace["source_to_code"]
-    wrapper.__qualname__ = "SourceLoader.source_to_code"
+    wrapper.__qualname__ = original.__qualname__
+    wrapper.__doc__ = original.__doc__
     external.SourceLoader.source_to_code = wrapper
     return len(cache)

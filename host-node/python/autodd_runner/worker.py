@@ -406,11 +406,15 @@ def main(home=None):
         sandbox.overlaid(init["sandbox"]["writable"])
     loaded, failed, skipped = preload(init.get("preload", []), init.get("programDir"))
     # The modules beside the program, compiled once here rather than by every
-    # candidate that imports them (see precompile). A launched worker's candidates
-    # share a folder, where the first one's import leaves the cache for the others.
+    # isolated candidate that imports them (see precompile). Unisolated, or through a
+    # launcher, candidates share a folder, where the first import leaves the cache.
     run_as = (SETTINGS.sandbox or {}).get("runAs")
-    program_dir = os.path.dirname(run_as) if run_as else init["scriptDir"]
-    precompiled = 0 if home is not None else precompile.install(program_dir, [run_as] if run_as else [])
+    precompiled = 0
+    if run_as:
+        try:
+            precompiled = precompile.install(os.path.dirname(run_as), [run_as])
+        except Exception:  # noqa: BLE001 - never a reason for a worker not to start
+            pass
     # The first compile() of a process sets up the compiler's state (the AST types
     # among it), over a millisecond that every child would otherwise spend again on
     # its candidate. Modules load from bytecode, so nothing compiled yet: do it here.
