@@ -479,9 +479,11 @@ print("body done")
 describe('runner backend: modules beside the program', () => {
   const MSG = 'BOOM-46';
   const dir = fixture({
-    'prog.py': 'print("original")\n',
+    // What the program imports from its folder is what the worker compiles.
+    'prog.py': 'import helper\nimport broken\n',
     'helper.py': 'VALUE = 1\ndef twice(x):\n    return 2 * x\n',
     'broken.py': 'def f(:\n    pass\n',
+    'unrelated.py': 'X = 1\n',
   });
   /** @type {Workspace} */
   let workspace;
@@ -519,7 +521,7 @@ print("${MSG}", helper.twice(21))
     for (let i = 0; i < 2; i += 1) {
       const r = await backend.run(source);
       assert.equal(r.found, true, r.stderrTail);
-      // The program itself is not among them, nor a module that does not compile.
+      // Not the program itself, nor a module that does not compile, nor one it does not import.
       assert.ok(r.stdoutTail.includes(`['${helper}']\nsame code: True\n${MSG} 42`), r.stdoutTail);
     }
     assert.equal(fs.existsSync(path.join(dir, '__pycache__')), false);

@@ -15,20 +15,24 @@ its path) is compiled as before. Nothing is written, and the program's folder lo
 as it did. A module whose compilation warns or fails is left out: its warning or
 error belongs in the candidate's output, with the traceback a plain run prints.
 
-Only the program's folder is read (top level first, then the folders below it, not
-hidden ones, `__pycache__`, virtual environments or `node_modules`), within MAX_DIRS
-folders, MAX_FILES modules of at most MAX_FILE_BYTES each, MAX_BYTES of source and
-MAX_SECONDS in all. Nothing here can stop a worker from starting: whatever fails is
-left to the candidates, as before.
+Which modules: those the program imports from its folder, and those they import in
+turn (a package whole, down its folders, not hidden ones, `__pycache__`, virtual
+environments or `node_modules`), within MAX_DIRS folders, MAX_FILES modules of at most
+MAX_FILE_BYTES each, MAX_BYTES of source and MAX_SECONDS in all: a program in a large
+folder (a home folder) costs only what it imports. Nothing here can stop a worker from
+starting: whatever fails is left to the candidates, as before.
 """
 
 import importlib._bootstrap as bootstrap
 import importlib._bootstrap_external as external
 import importlib.util
+import dis
 import inspect
+import marshal
 import os
 import sys
 import time
+import types
 import warnings
 
 MAX_DIRS = 500
@@ -67,15 +71,15 @@ def call_line(method):
     return None
 
 
-def modules(folder, exclude, deadline):
-    """The .py files of `folder` an import may load, the shallower first, until
-    `deadline` (time.monotonic) or MAX_DIRS folders."""
-    level, seen = [folder], 0
+def package_modules(package, budget):
+    """The .py files of the package folder `package` and the folders below it, the
+    shallower first, while `budget` (a one-item list of folders left) lasts."""
+    level = [package]
     while level:
         below = []
         for root in level:
-            seen += 1
-            if seen > MAX_DIRS or time.monotonic() > deadline:
+            budget[0] -= 1
+            if budget[0] < 0:
                 return
             try:
                 entries = sorted(os.scandir(root), key=lambda e: e.name)
@@ -89,9 +93,33 @@ def modules(folder, exclude, deadline):
                         and not os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
                     ):
                         below.append(entry.path)
-                elif entry.name.endswith(".py") and entry.path not in exclude:
+                elif entry.name.endswith(".py"):
                     yield entry.path
         level = below
+
+
+def imported(code):
+    """The top-level names of the absolute imports in `code` and the code inside it."""
+    names, stack = set(), [code]
+    while stack:
+        current = stack.pop()
+        for instruction in dis.get_instructions(current):
+            if instruction.opname == "IMPORT_NAME":
+                names.add(str(instruction.argval).partition(".")[0])
+        stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+    return names
+
+
+def resolve(folder, name, budget):
+    """The files an import of `name` may load from `folder`: the module, or the
+    package's modules."""
+    module = os.path.join(folder, name + ".py")
+    if os.path.isfile(module):
+        return [module]
+    package = os.path.join(folder, name)
+    if name and os.path.isdir(package) and name not in SKIP_DIRS:
+        return list(package_modules(package, budget))
+    return []
 
 
 def cached(path, stat):
@@ -111,42 +139,62 @@ def cached(path, stat):
     )
 
 
-def compile_folder(folder, exclude=()):
-    """{path: (source, code)} for the modules of `folder` that have no up-to-date
-    cache and compile without a warning, within the limits above."""
+def compile_imports(program):
+    """{path: (source, code)} for the modules of the program's folder that `program`
+    imports, directly or through them (see the module's comment), that have no
+    up-to-date cache and compile without a warning."""
     deadline = time.monotonic() + MAX_SECONDS
-    compiled, total = {}, 0
-    for count, path in enumerate(modules(folder, set(exclude), deadline)):
-        if count >= MAX_FILES or time.monotonic() > deadline:
-            break
-        try:
-            stat = os.stat(path)
-            if stat.st_size > MAX_FILE_BYTES or cached(path, stat):
+    folder = os.path.dirname(program)
+    with open(program, "rb") as f, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        names = imported(compile(f.read(), program, "exec", dont_inherit=True))
+    compiled, total, files, seen, resolved = {}, 0, 0, {program}, set()
+    budget = [MAX_DIRS]
+    while names - resolved:
+        name = (names - resolved).pop()
+        resolved.add(name)
+        for path in resolve(folder, name, budget):
+            if path in seen:
                 continue
-            total += stat.st_size
-            if total > MAX_BYTES:
-                break
-            with open(path, "rb") as f:
-                source = f.read()
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                code = compile(source, path, "exec", dont_inherit=True)
-        except Exception:  # noqa: BLE001 - a SyntaxError, a RecursionError: left to the candidate
-            continue
-        if not caught:
-            compiled[path] = (source, code)
+            seen.add(path)
+            files += 1
+            if files > MAX_FILES or time.monotonic() > deadline:
+                return compiled
+            try:
+                stat = os.stat(path)
+                if stat.st_size > MAX_FILE_BYTES:
+                    continue
+                total += stat.st_size
+                if total > MAX_BYTES:
+                    return compiled
+                if cached(path, stat):
+                    # Python loads this one from its cache: only what it imports matters.
+                    with open(importlib.util.cache_from_source(path), "rb") as f:
+                        names |= imported(marshal.loads(f.read()[16:]))
+                    continue
+                with open(path, "rb") as f:
+                    source = f.read()
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    code = compile(source, path, "exec", dont_inherit=True)
+                names |= imported(code)
+            except Exception:  # noqa: BLE001 - a SyntaxError, a RecursionError: left to the candidate
+                continue
+            if not caught:
+                compiled[path] = (source, code)
     return compiled
 
 
-def install(folder, exclude=()):
-    """Compiles the modules of `folder` (see compile_folder) and has imports use them;
-    returns how many it compiled. Call in the worker, before it forks."""
+def install(program):
+    """Compiles the modules beside `program` that it imports (see compile_imports) and
+    has imports use them; returns how many it compiled. Call in the worker, before it
+    forks."""
     original = external.SourceLoader.source_to_code
     # Before 3.10 a deeply nested expression could crash the compiler (not raise).
     if sys.version_info < (3, 10) or str(inspect.signature(original)) != SIGNATURE:
         return 0
     line = call_line(original)
-    cache = compile_folder(folder, exclude)
+    cache = compile_imports(program)
     if not cache or line is None or line < 6:
         return 0
     namespace = {

@@ -412,7 +412,7 @@ def main(home=None):
     precompiled = 0
     if run_as:
         try:
-            precompiled = precompile.install(os.path.dirname(run_as), [run_as])
+            precompiled = precompile.install(run_as)
         except Exception:  # noqa: BLE001 - never a reason for a worker not to start
             pass
     # The first compile() of a process sets up the compiler's state (the AST types
