@@ -224,6 +224,27 @@ impl DefContext {
     /// so one named `self` (and `__init__`'s) stays.
     pub fn target(&self, index: Option<usize>, name: &str) -> Option<ParamTarget> {
         let attr = Callee::Attr(self.name.clone());
+        if let (Some(class), "__new__") = (&self.class, self.name.as_str()) {
+            // Static without a decorator: explicit calls (`super().__new__(cls, …)`)
+            // pass every parameter, and a construction (`Class(…)`) binds the first
+            // to the class, which so stays.
+            let construction = Callee::Name(class.clone());
+            let callees = match index {
+                Some(0) => return None,
+                Some(i) => vec![
+                    (attr, Receiver::Any, Some(i)),
+                    (construction, Receiver::Any, Some(i - 1)),
+                ],
+                None => vec![
+                    (attr, Receiver::Any, None),
+                    (construction, Receiver::Any, None),
+                ],
+            };
+            return Some(ParamTarget {
+                callees,
+                name: name.to_string(),
+            });
+        }
         let callees = match &self.class {
             None => vec![(Callee::Name(self.name.clone()), Receiver::Any, index)],
             Some(_) if self.kind == MethodKind::Static => vec![(attr, Receiver::Any, index)],

@@ -26,6 +26,11 @@ T.gemm(1, 2)
 T.make(3)
 T.area(sq, 'cm')
 sq.area('m')
+class P:
+    def __new__(cls, value, tag):
+        return object.__new__(cls)
+p = P(1, 't')
+P.__new__(P, 2, 'u')
 def unused(a, b):
     pass
 apply = lambda f, x: f(x)
