@@ -385,7 +385,7 @@ export async function reducePython(options) {
           evaluate: async (candidate, candidateSignal) => {
             const startMs = performance.now() - t1;
             const { run, runs } = await attempt(candidate.source, candidateSignal);
-            const found = run.outcome !== 'cancelled' && reproduces(run);
+            const found = reproduces(run);
             const limit = found ? limits.reproducedIn(run.ms) : undefined;
             if (limit !== undefined) backend.limitTimeout(limit);
             /** @type {RunRecord} */

@@ -123,20 +123,23 @@ def resolve(folder, name, budget):
 
 
 def cached(path, stat):
-    """Whether Python would load `path` from an up-to-date cache file."""
+    """The contents of the cache file Python would load `path` from, if it is up to
+    date; else None."""
     try:
         with open(importlib.util.cache_from_source(path), "rb") as f:
-            header = f.read(16)
+            data = f.read()
     except (OSError, NotImplementedError, ValueError):
-        return False
-    if len(header) < 16 or header[:4] != importlib.util.MAGIC_NUMBER:
-        return False
-    if int.from_bytes(header[4:8], "little") != 0:
-        return True  # hash-based: Python checks it against the source itself
-    return (
-        int.from_bytes(header[8:12], "little") == int(stat.st_mtime) & 0xFFFFFFFF
-        and int.from_bytes(header[12:16], "little") == stat.st_size & 0xFFFFFFFF
-    )
+        return None
+    if len(data) < 16 or data[:4] != importlib.util.MAGIC_NUMBER:
+        return None
+    if int.from_bytes(data[4:8], "little") != 0:
+        return data  # hash-based: Python checks it against the source itself
+    if (
+        int.from_bytes(data[8:12], "little") == int(stat.st_mtime) & 0xFFFFFFFF
+        and int.from_bytes(data[12:16], "little") == stat.st_size & 0xFFFFFFFF
+    ):
+        return data
+    return None
 
 
 def compile_imports(program):
@@ -150,8 +153,10 @@ def compile_imports(program):
         names = imported(compile(f.read(), program, "exec", dont_inherit=True))
     compiled, total, files, seen, resolved = {}, 0, 0, {program}, set()
     budget = [MAX_DIRS]
-    while names - resolved:
-        name = (names - resolved).pop()
+    while names:
+        name = names.pop()
+        if name in resolved:
+            continue
         resolved.add(name)
         for path in resolve(folder, name, budget):
             if path in seen:
@@ -167,10 +172,10 @@ def compile_imports(program):
                 total += stat.st_size
                 if total > MAX_BYTES:
                     return compiled
-                if cached(path, stat):
+                cache = cached(path, stat)
+                if cache is not None:
                     # Python loads this one from its cache: only what it imports matters.
-                    with open(importlib.util.cache_from_source(path), "rb") as f:
-                        names |= imported(marshal.loads(f.read()[16:]))
+                    names |= imported(marshal.loads(cache[16:]))
                     continue
                 with open(path, "rb") as f:
                     source = f.read()

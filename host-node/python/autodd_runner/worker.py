@@ -409,10 +409,9 @@ def main(home=None):
     # isolated candidate that imports them (see precompile). Unisolated, or through a
     # launcher, candidates share a folder, where the first import leaves the cache.
     run_as = (SETTINGS.sandbox or {}).get("runAs")
-    precompiled = 0
     if run_as:
         try:
-            precompiled = precompile.install(run_as)
+            precompile.install(run_as)
         except Exception:  # noqa: BLE001 - never a reason for a worker not to start
             pass
     # The first compile() of a process sets up the compiler's state (the AST types
@@ -433,7 +432,6 @@ def main(home=None):
             "skipped": skipped,
             "cpus": cpus,
             "dataLimit": None if data_limit is None else data_limit[0],
-            "precompiled": precompiled,
         }
     )
 
