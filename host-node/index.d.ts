@@ -389,6 +389,12 @@ export interface ReducePythonResult {
    * job used every CPU this process may use (see `cpuAffinity`).
    */
   cpus?: (number[] | null)[];
+  /**
+   * Runner: MiB of each job's warm worker (its preloaded modules' heap) that candidates
+   * inherited in 2 MiB pages, by job; 0 where the worker held under 64 MiB or the kernel
+   * cannot collapse pages, null for a job whose worker never started.
+   */
+  hugePagesMib?: (number | null)[];
   /** What each candidate could allocate, in MiB (see `memoryLimit`); null: no limit. */
   memoryLimitMib: number | null;
   /** Whether candidates were forked ahead of their turn (see `prefork`). */

@@ -450,6 +450,7 @@ async function writeReport(args, result) {
     droppedJobs: result.droppedJobs,
     compiledAhead: result.compiledAhead,
     ...(result.cpus ? { cpus: result.cpus } : {}),
+    ...(result.hugePagesMib ? { hugePagesMib: result.hugePagesMib } : {}),
     engine: args.engine,
     interrupted: result.interrupted,
     reproduced: result.reproduced,

@@ -130,6 +130,8 @@ export async function reducePython(options) {
   let restarts = () => ({ restarts: 0, droppedJobs: /** @type {number[]} */ ([]) });
   /** @type {(() => number | null | undefined) | undefined} the runner's data limit */
   let dataLimit;
+  /** @type {(() => (number | undefined)[]) | undefined} the runner's heaps in huge pages */
+  let hugePages;
   /**
    * @param {string} text
    * @param {{ interrupted: boolean, checked?: boolean, reproduced?: boolean | null, stripped?: boolean }} how
@@ -159,6 +161,7 @@ export async function reducePython(options) {
       outcomes,
       compiledAhead,
       ...(cpuShares ? { cpus: cpuShares().map((share) => share ?? null) } : {}),
+      ...(hugePages ? { hugePagesMib: hugePages().map((mib) => mib ?? null) } : {}),
       memoryLimitMib: memoryLimit !== undefined && dataLimit?.() ? memoryLimit / MIB : null,
       prefork,
       gpus: gpus && devices ? { devices: gpus, jobs: devices } : null,
@@ -191,6 +194,7 @@ export async function reducePython(options) {
       }
       if ('cpuShares' in backend) cpuShares = () => backend.cpuShares();
       if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
+      if ('hugePages' in backend) hugePages = () => backend.hugePages();
       if (launcher) {
         warn(
           'candidates started through --launcher run unisolated, each in a private temporary folder there: ' +

@@ -476,6 +476,96 @@ print("body done")
   );
 }
 
+// Whether this kernel collapses anonymous memory into huge pages (MADV_COLLAPSE, Linux
+// 6.1 on); asked of Python, as the worker asks.
+const canCollapse = (() => {
+  if (process.platform !== 'linux') return false;
+  const probe = `import ctypes, mmap
+size = 4 << 20
+m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+m.write(b"x" * size)
+start = (ctypes.addressof(ctypes.c_char.from_buffer(m)) + (2 << 20) - 1) & ~((2 << 20) - 1)
+libc = ctypes.CDLL(None, use_errno=True)
+libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+print(libc.madvise(start, 2 << 20, 25) == 0)
+`;
+  try {
+    return execFileSync('python3', ['-c', probe], { encoding: 'utf8' }).trim() === 'True';
+  } catch {
+    return false;
+  }
+})();
+
+describe('runner backend: a large warm worker', { skip: !canCollapse && 'no MADV_COLLAPSE here' }, () => {
+  const MSG = 'BOOM-48';
+  // A preloaded module with a 96 MiB heap in use, as torch leaves some 300 MiB, and a
+  // 64 MiB reserve of which one page in 512 is touched.
+  const modules = fixture({
+    'autodd_big_heap.py': `import ctypes, mmap, zlib
+DATA = b"autodd" * (16 << 20)
+CHECK = zlib.crc32(DATA)
+RESERVE = mmap.mmap(-1, 64 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+for offset in range(0, 64 << 20, 2 << 20):
+    RESERVE[offset] = 1
+RESERVE_AT = ctypes.addressof(ctypes.c_char.from_buffer(RESERVE))
+`,
+  });
+  /** @type {Workspace} */
+  let workspace;
+  /** @type {import('../src/backends/runner.js').RunnerBackend} */
+  let big;
+  /** @type {import('../src/backends/runner.js').RunnerBackend} */
+  let small;
+  before(async () => {
+    const env = { ...process.env, PYTHONPATH: modules };
+    workspace = await Workspace.create({ python: 'python3', jobs: 2, env });
+    const options = { workspace, needle: MSG, timeoutMs: 8000, jobs: 1 };
+    big = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (
+      createBackend('runner', { ...options, preload: ['autodd_big_heap'] })
+    );
+    small = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (
+      createBackend('runner', { ...options, preload: ['json'] })
+    );
+  });
+  after(async () => {
+    await big.close();
+    await small.close();
+    workspace.close();
+  });
+
+  test('candidates inherit a large heap in huge pages, unchanged; a sparse reserve stays sparse', async () => {
+    const source = `import zlib, autodd_big_heap as big
+def kib(field, start=None):
+    """A field of /proc/self/smaps: summed, or of the mapping at start."""
+    total, inside = 0, start is None
+    for line in open("/proc/self/smaps"):
+        head = line.split()[0]
+        if "-" in head and not head.endswith(":"):
+            inside = start is None or int(head.split("-")[0], 16) == start
+        elif inside and head == field + ":":
+            total += int(line.split()[1])
+    return total
+assert zlib.crc32(big.DATA) == big.CHECK
+print("${MSG}", kib("AnonHugePages") >> 10, kib("Rss", big.RESERVE_AT) >> 10)
+`;
+    for (let i = 0; i < 2; i += 1) {
+      const r = await big.run(source);
+      assert.equal(r.found, true, r.stderrTail);
+      const [huge, reserve] = r.stdoutTail.trim().split(' ').slice(1).map(Number);
+      assert.ok(huge >= 90, `the candidate's heap in huge pages: ${huge} MiB`);
+      assert.ok(reserve < 2, `the reserve in memory: ${reserve} MiB`);
+    }
+    const [collapsed] = big.hugePages();
+    assert.ok(collapsed !== undefined && collapsed >= 90 && collapsed < 110, `collapsed: ${collapsed} MiB`);
+  });
+
+  test('a worker holding little keeps its pages', async () => {
+    const r = await small.run(`print("${MSG}")\n`);
+    assert.equal(r.found, true, r.stderrTail);
+    assert.deepEqual(small.hugePages(), [0]);
+  });
+});
+
 describe('runner backend: modules beside the program', () => {
   const MSG = 'BOOM-46';
   const dir = fixture({

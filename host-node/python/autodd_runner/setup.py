@@ -1,11 +1,14 @@
 """What a worker does once, before its first candidate: keep to its CPUs, set the
-candidates' memory limit, import the program's modules."""
+candidates' memory limit, import the program's modules, back a large heap with huge
+pages."""
 
+import errno
 import importlib
 import importlib.util
 import os
 import resource
 import sys
+import time
 
 
 def cpu_share(slot, jobs):
@@ -120,3 +123,96 @@ class OutputWatch:
         for fd in (*self.saved, self.sink):
             os.close(fd)
         return False
+
+
+# Below this much anonymous memory the worker is not worth collapsing: a bare
+# interpreter holds about 3 MiB, and a fork of it costs 0.35 ms in all.
+HUGE_PAGES_FROM = 64 << 20
+# How long collapsing may take at most (about 2 ms per MiB here).
+HUGE_PAGES_SECONDS = 2.0
+HUGE_PAGE = 2 << 20
+MADV_COLLAPSE = 25  # madvise(2), Linux 6.1 on
+
+
+def collapse_heap():
+    """Backs this process's large anonymous mappings with 2 MiB pages (MADV_COLLAPSE),
+    when it holds HUGE_PAGES_FROM or more of such memory; returns the MiB collapsed.
+
+    A fork copies one page-table entry for each 4 KiB page of the parent's heap, and
+    the child's exit drops each again: with torch preloaded (a 340 MiB heap) that was
+    6.4 ms of CPU per candidate, against 0.35 ms for a bare interpreter. Backed by
+    huge pages, the heap is copied and dropped 2 MiB at a time: 2.9 ms. A page that
+    a candidate then writes to costs about what it did: the kernel splits that huge
+    page in the candidate's page table only and copies the 4 KiB written. Collapsing runs once, before
+    the first fork, and nothing a program can see changes: the addresses, the bytes
+    and the memory limit stay the same. Where the kernel cannot collapse (before
+    6.1, or THP compiled out), nothing happens."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        with open("/proc/self/smaps_rollup") as f:
+            anonymous = next(int(line.split()[1]) << 10 for line in f if line.startswith("Anonymous:"))
+        if anonymous < HUGE_PAGES_FROM:
+            return 0
+        with open("/proc/self/maps") as f:
+            maps = f.read().splitlines()
+        import ctypes
+
+        madvise = ctypes.CDLL(None, use_errno=True).madvise
+        madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    except (OSError, StopIteration, ValueError, AttributeError):
+        return 0
+    deadline = time.monotonic() + HUGE_PAGES_SECONDS
+    collapsed = 0
+    try:
+        for start, end in dense_blocks(anonymous_ranges(maps), deadline):
+            if madvise(start, end - start, MADV_COLLAPSE) == 0:
+                collapsed += end - start
+            elif ctypes.get_errno() == errno.EINVAL:
+                break  # no MADV_COLLAPSE here
+    except OSError:
+        pass  # no /proc/self/pagemap: what was collapsed stays so
+    return collapsed >> 20
+
+
+def anonymous_ranges(maps):
+    """The 2 MiB-aligned parts of the private, writable, anonymous mappings in the
+    lines of /proc/self/maps: the heap and what malloc and the libraries' allocators
+    mapped. Files and stacks stay as they are."""
+    for line in maps:
+        fields = line.split()
+        if len(fields) > 6 or fields[1][:2] != "rw" or fields[1][3] != "p":
+            continue
+        if len(fields) == 6 and fields[5] != "[heap]":
+            continue
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        start = -(-start // HUGE_PAGE) * HUGE_PAGE
+        end = end // HUGE_PAGE * HUGE_PAGE
+        if end - start >= HUGE_PAGE:
+            yield start, end
+
+
+def dense_blocks(ranges, deadline):
+    """The runs of 2 MiB blocks in `ranges` of which at least 3/4 of the 4 KiB pages
+    are in memory: collapsing fills a block's missing pages, so a sparse mapping (an
+    allocator's reserve) would grow, by at most a quarter of what is collapsed here.
+    None after `deadline` (time.monotonic())."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    per_block = HUGE_PAGE // page
+    with open("/proc/self/pagemap", "rb") as f:
+        for start, end in ranges:
+            if time.monotonic() > deadline:
+                return
+            f.seek(start // page * 8)
+            entries = memoryview(f.read((end - start) // page * 8)).cast("Q")
+            run = None
+            for i in range(0, len(entries), per_block):
+                present = sum(entry >> 63 for entry in entries[i : i + per_block])
+                block = start + i * page
+                if present * 4 >= per_block * 3:
+                    run = (run[0] if run else block, block + HUGE_PAGE)
+                elif run:
+                    yield run
+                    run = None
+            if run:
+                yield run

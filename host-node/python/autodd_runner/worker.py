@@ -67,7 +67,7 @@ from .candidate import warm_up
 from .forkers import Forks, Zygote, kill_group, spawn
 from .scan import OutputScan
 from .settings import SETTINGS
-from .setup import cpu_share, keep_to, limit_data, preload
+from .setup import collapse_heap, cpu_share, keep_to, limit_data, preload
 from .stuck import STUCK_PROBE_SECONDS, Stuck
 
 
@@ -420,6 +420,12 @@ def main(home=None):
     warm_up()
     # Keep the warm heap out of the collector's way so forked children share it.
     gc.freeze()
+    # A large heap (torch's) in huge pages: each fork copies, and each candidate's
+    # exit drops, 512 times fewer page-table entries (see collapse_heap).
+    try:
+        huge = collapse_heap()
+    except Exception:  # noqa: BLE001 - never a reason for a worker not to start
+        huge = 0
     data_limit = limit_data(init.get("memoryLimit"))
     SETTINGS.data_limit = data_limit
     SETTINGS.prefork = bool(init.get("prefork"))
@@ -432,6 +438,7 @@ def main(home=None):
             "skipped": skipped,
             "cpus": cpus,
             "dataLimit": None if data_limit is None else data_limit[0],
+            "hugePagesMib": huge,
         }
     )
 

@@ -100,6 +100,8 @@ class Worker {
     this.cpus = null;
     /** @type {number | null} the RLIMIT_DATA its candidates get (null: none) */
     this.dataLimit = null;
+    /** MiB of the worker's heap it backed with huge pages before its first fork */
+    this.hugePagesMib = 0;
 
     const [command, ...args] = launch ? launch.argv : [workspace.python, WORKER];
     this.proc = spawn(command, args, {
@@ -182,6 +184,7 @@ class Worker {
       this.failedImports = message.failed.map((/** @type {[string, string]} */ [m, e]) => `${m} (${e})`);
       this.cpus = message.cpus ?? null;
       this.dataLimit = message.dataLimit ?? null;
+      this.hugePagesMib = message.hugePagesMib ?? 0;
       this.onReady(true);
       return;
     }
@@ -548,6 +551,16 @@ export class RunnerBackend {
    */
   cpuShares() {
     return this.workers.map((worker) => worker?.cpus);
+  }
+
+  /**
+   * MiB of each job's warm worker that candidates inherit in huge pages, by slot (0:
+   * none; a worker holding less than 64 MiB keeps its pages); undefined for a worker
+   * not started.
+   * @returns {(number | undefined)[]}
+   */
+  hugePages() {
+    return this.workers.map((worker) => worker?.hugePagesMib);
   }
 
   /**
