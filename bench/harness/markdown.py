@@ -484,4 +484,9 @@ def tilelang_tables(results: list) -> list:
                          f"wall time {one['wall_s'] / ref['wall_s']:.2f}×")
         if one and two and two["wall_s"]:
             lines.append(f"- {case}: autodd -j 2 is {one['wall_s'] / two['wall_s']:.2f}× as fast as -j 1")
+        for jobs in (1, 2):
+            huge, small = by.get(f"autodd-j{jobs}"), by.get(f"autodd-j{jobs}-4k")
+            if huge and small and huge["wall_s"]:
+                lines.append(f"- {case}: autodd -j {jobs} is {small['wall_s'] / huge['wall_s']:.2f}× as fast as "
+                             f"with --no-huge-pages (the worker's heap in 4 KiB pages)")
     return lines

@@ -25,6 +25,7 @@ class Tool:
     family: str  # "autodd", "reference" or "peer"
     backend: str
     jobs: int
+    flags: tuple = ()  # more autodd options
 
 
 TOOLS = [
@@ -66,7 +67,7 @@ def command(tool: Tool, source: Path, msg: str, workdir: Path, timeout: int, pat
     common = ["--err-msg", msg, "-o", str(out), "--backend", tool.backend, "-j", str(tool.jobs)]
     if tool.family == "autodd":
         return ["node", str(autodd), str(source), *common, "--timeout", str(timeout), "--quiet",
-                "--report", str(workdir / "report.json")]
+                "--report", str(workdir / "report.json"), *tool.flags]
     return [str(paths["python"]), str(COUNTING_WRAPPER), str(workdir / "runs.txt"), "--",
             str(source), *common, "--timeout", str(timeout)]
 

@@ -61,6 +61,7 @@ const OPTIONS = parseArgsOptions();
  * @property {boolean} speculate
  * @property {boolean} stuckDetection
  * @property {boolean} cpuAffinity
+ * @property {boolean} hugePages
  * @property {boolean | undefined} prefork false with --no-prefork; undefined: the default
  * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean, uniformPriors: boolean, fixedGroups: boolean, forgetHangs: boolean }} engine
  * @property {boolean} quiet
@@ -144,6 +145,7 @@ export function parseCli(argv) {
     speculate: !flag('no-speculation'),
     stuckDetection: !flag('no-stuck-detection'),
     cpuAffinity: !flag('no-cpu-affinity'),
+    hugePages: !flag('no-huge-pages'),
     prefork: flag('no-prefork') ? false : undefined,
     engine: {
       referenceOnly: flag('reference-rewrites'),
@@ -316,6 +318,7 @@ export async function main(argv) {
       speculate: args.speculate,
       stuckDetection: args.stuckDetection,
       cpuAffinity: args.cpuAffinity,
+      hugePages: args.hugePages,
       prefork: args.prefork,
       engine: args.engine,
       signal: controller.signal,

@@ -167,6 +167,11 @@ export const OPTION_SPECS = [
     help: "runner: fork and compile each candidate's process only when it is due, not while the one before runs",
   },
   {
+    name: 'no-huge-pages',
+    api: 'hugePages',
+    help: "runner: keep a large warm worker's heap in 4 KiB pages instead of 2 MiB ones (comparisons)",
+  },
+  {
     name: 'no-cpu-affinity',
     api: 'cpuAffinity',
     help: 'runner, `-j N`: let every job use every CPU instead of keeping to its own share',

@@ -181,6 +181,7 @@ export async function reducePython(options) {
         jobs,
         preload: options.preload === false ? [] : engineCall(() => engine.topLevelImports(source)),
         cpuAffinity: options.cpuAffinity !== false,
+        hugePages: options.hugePages !== false,
         memoryLimit,
         prefork,
         launcher,
@@ -194,7 +195,7 @@ export async function reducePython(options) {
       }
       if ('cpuShares' in backend) cpuShares = () => backend.cpuShares();
       if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
-      if ('hugePages' in backend) hugePages = () => backend.hugePages();
+      if ('hugePagesMib' in backend) hugePages = () => backend.hugePagesMib();
       if (launcher) {
         warn(
           'candidates started through --launcher run unisolated, each in a private temporary folder there: ' +
@@ -250,6 +251,7 @@ export async function reducePython(options) {
             timeoutMs: timeout * 1000,
             jobs: 1,
             cpuAffinity: false,
+            hugePages: options.hugePages !== false,
             launcher,
             onWarning: warn,
           });

@@ -555,14 +555,32 @@ print("${MSG}", kib("AnonHugePages") >> 10, kib("Rss", big.RESERVE_AT) >> 10)
       assert.ok(huge >= 90, `the candidate's heap in huge pages: ${huge} MiB`);
       assert.ok(reserve < 2, `the reserve in memory: ${reserve} MiB`);
     }
-    const [collapsed] = big.hugePages();
+    const [collapsed] = big.hugePagesMib();
     assert.ok(collapsed !== undefined && collapsed >= 90 && collapsed < 110, `collapsed: ${collapsed} MiB`);
+  });
+
+  test('with hugePages false, a large heap keeps its pages', async () => {
+    const off = createBackend('runner', {
+      workspace,
+      needle: MSG,
+      timeoutMs: 8000,
+      jobs: 1,
+      preload: ['autodd_big_heap'],
+      hugePages: false,
+    });
+    try {
+      const r = await off.run(`import autodd_big_heap\nprint("${MSG}")\n`);
+      assert.equal(r.found, true, r.stderrTail);
+      assert.deepEqual(/** @type {any} */ (off).hugePagesMib(), [0]);
+    } finally {
+      await off.close();
+    }
   });
 
   test('a worker holding little keeps its pages', async () => {
     const r = await small.run(`print("${MSG}")\n`);
     assert.equal(r.found, true, r.stderrTail);
-    assert.deepEqual(small.hugePages(), [0]);
+    assert.deepEqual(small.hugePagesMib(), [0]);
   });
 });
 

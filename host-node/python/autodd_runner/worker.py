@@ -16,11 +16,13 @@ its stderr so nothing printed by an imported module can corrupt the protocol).
           "stdin": FILE (optional: each candidate's standard input),
           "share": [SLOT, JOBS] (optional: see cpu_share), "pidFile": FILE,
           "memoryLimit": BYTES (optional: see limit_data),
-          "prefork": bool (optional: see Zygote)}
+          "prefork": bool (optional: see Zygote),
+          "hugePages": false (optional: do not collapse_heap)}
   worker {"event": "ready", "preloaded": [...], "failed": [[module, error], ...],
           "skipped": [[module, why], ...] (left for each candidate to import),
           "cpus": [cpu, ...] | null (the CPUs it keeps to; null: all it may use),
-          "dataLimit": BYTES | null (the data limit candidates get; null: none)}
+          "dataLimit": BYTES | null (the data limit candidates get; null: none),
+          "hugePagesMib": N (its heap that candidates inherit in huge pages)}
   host   {"op": "run", "id": N, "path": FILE, "timeout": SECONDS,
           "stuckAfter": SECONDS (optional: see Stuck)}
           or, started remotely, "source": TEXT instead of "path" (see below)
@@ -423,7 +425,7 @@ def main(home=None):
     # A large heap (torch's) in huge pages: each fork copies, and each candidate's
     # exit drops, 512 times fewer page-table entries (see collapse_heap).
     try:
-        huge = collapse_heap()
+        huge = collapse_heap() if init.get("hugePages", True) else 0
     except Exception:  # noqa: BLE001 - never a reason for a worker not to start
         huge = 0
     data_limit = limit_data(init.get("memoryLimit"))

@@ -47,6 +47,8 @@ const AHEAD_BYTES = 65536;
  *   worker holds (see `limit_data` in the worker)
  * @property {boolean} [prefork] fork each candidate ahead of its request (see `Zygote`
  *   in the worker)
+ * @property {boolean} [hugePages] back a large heap with huge pages before the first
+ *   fork (see `collapse_heap` in the worker)
  * @property {import('../python.js').SandboxConfig | null} [sandbox] isolate each
  *   candidate (see python/autodd_runner/sandbox.py); null: run them unisolated
  * @property {string | null} [programDir] the program's folder, whose modules are never
@@ -72,6 +74,7 @@ class Worker {
     share,
     memoryLimit,
     prefork,
+    hugePages,
     sandbox,
     programDir,
     stdin,
@@ -160,6 +163,7 @@ class Worker {
       ...(share ? { share } : {}),
       ...(memoryLimit ? { memoryLimit } : {}),
       ...(prefork ? { prefork } : {}),
+      ...(hugePages === false ? { hugePages } : {}),
       ...(sandbox ? { sandbox } : {}),
       ...(programDir ? { programDir } : {}),
       ...(stdin ? { stdin } : {}),
@@ -329,6 +333,8 @@ export class RunnerBackend {
    * @param {string[]} [options.preload] modules every worker imports once
    * @param {boolean} [options.cpuAffinity] with several jobs, keep each job's worker and
    *   its candidates to that job's share of the CPUs (default true)
+   * @param {boolean} [options.hugePages] back a large warm worker's heap with huge pages
+   *   (default true)
    * @param {number} [options.memoryLimit] bytes each candidate may allocate beyond what
    *   its worker holds; a candidate that wants more gets a `MemoryError` (Linux; none
    *   by default)
@@ -346,6 +352,7 @@ export class RunnerBackend {
     jobs,
     preload = [],
     cpuAffinity = true,
+    hugePages = true,
     memoryLimit,
     prefork = false,
     launcher,
@@ -360,6 +367,7 @@ export class RunnerBackend {
     this.startTimeoutMs = timeoutMs;
     this.preload = preload;
     this.cpuAffinity = cpuAffinity;
+    this.hugePages = hugePages;
     this.memoryLimit = memoryLimit;
     this.prefork = prefork;
     this.onWarning = onWarning ?? (() => {});
@@ -502,6 +510,7 @@ export class RunnerBackend {
         share: this.cpuAffinity && this.workers.length > 1 ? [slot, this.workers.length] : undefined,
         memoryLimit: this.memoryLimit,
         prefork: this.prefork,
+        hugePages: this.hugePages,
         sandbox: this.workspace.sandbox(slot),
         programDir: this.workspace.programDir,
         stdin: this.workspace.stdin,
@@ -559,7 +568,7 @@ export class RunnerBackend {
    * not started.
    * @returns {(number | undefined)[]}
    */
-  hugePages() {
+  hugePagesMib() {
     return this.workers.map((worker) => worker?.hugePagesMib);
   }
 
