@@ -258,6 +258,14 @@ export interface ReducePythonOptions {
    */
   hugePages?: boolean;
   /**
+   * Runner: a Python file each worker runs once, after preloading the program's modules
+   * and before its first fork, so that what a library builds on first use (a first
+   * error's backtrace tables, a registry, a JIT's caches) is built once and inherited
+   * by every candidate instead of built again in each. Its output is discarded; an
+   * exception stops it with a warning. The final check runs without it.
+   */
+  warmUp?: string;
+  /**
    * Runner, Linux: fork each candidate's process while the candidate before it runs,
    * and let it compile a warm-up program meanwhile, so the fork and the page faults
    * of a fresh process's first compile happen beside the running candidate instead of
@@ -406,6 +414,8 @@ export interface ReducePythonResult {
   memoryLimitMib: number | null;
   /** Whether candidates were forked ahead of their turn (see `prefork`). */
   prefork: boolean;
+  /** The warm-up program's absolute path (see `warmUp`), or null. */
+  warmUp: string | null;
   /** The GPUs (see `gpus`) and each job's, or null without `gpus`. */
   gpus: { devices: string[]; jobs: string[] } | null;
   /** Workers started again because one died, under a candidate or between two (see `launcher`). */

@@ -489,4 +489,11 @@ def tilelang_tables(results: list) -> list:
             if huge and small and huge["wall_s"]:
                 lines.append(f"- {case}: autodd -j {jobs} is {small['wall_s'] / huge['wall_s']:.2f}× as fast as "
                              f"with --no-huge-pages (the worker's heap in 4 KiB pages)")
+            warm = by.get(f"autodd-j{jobs}-warm")
+            if huge and warm and warm["wall_s"]:
+                lines.append(f"- {case}: autodd -j {jobs} with --warm-up warm_up.py is "
+                             f"{huge['wall_s'] / warm['wall_s']:.2f}× as fast as without")
+        warm, ref = by.get("autodd-j1-warm"), by.get("ref-j1")
+        if warm and ref and ref["wall_s"]:
+            lines.append(f"- {case}: autodd -j 1 --warm-up / reference: wall time {warm['wall_s'] / ref['wall_s']:.2f}×")
     return lines

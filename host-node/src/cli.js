@@ -62,6 +62,7 @@ const OPTIONS = parseArgsOptions();
  * @property {boolean} stuckDetection
  * @property {boolean} cpuAffinity
  * @property {boolean} hugePages
+ * @property {string} [warmUp]
  * @property {boolean | undefined} prefork false with --no-prefork; undefined: the default
  * @property {{ referenceOnly: boolean, forget: boolean, canonicalizeEveryRound: boolean, freshPhases: boolean, uniformPriors: boolean, fixedGroups: boolean, forgetHangs: boolean }} engine
  * @property {boolean} quiet
@@ -134,6 +135,7 @@ export function parseCli(argv) {
     sandbox: !flag('no-sandbox'),
     forceJobs: flag('force-jobs'),
     stdin: text('stdin'),
+    warmUp: text('warm-up'),
     keepFreeze: flag('keep-freeze'),
     preload: !flag('no-preload'),
     report: text('report'),
@@ -309,6 +311,7 @@ export async function main(argv) {
       sandbox: args.sandbox,
       forceJobs: args.forceJobs,
       stdin: args.stdin,
+      warmUp: args.warmUp,
       preload: args.preload,
       keepFreeze: args.keepFreeze,
       adaptiveTimeout: args.adaptiveTimeout,
@@ -447,6 +450,7 @@ async function writeReport(args, result) {
     firstCandidateTimeout: result.firstCandidateTimeoutMs / 1000,
     memoryLimitMib: result.memoryLimitMib,
     prefork: result.prefork,
+    warmUp: result.warmUp,
     gpus: result.gpus,
     ...(args.launcher ? { launcher: args.launcher, hosts: args.hosts ?? null, ship: args.ship ?? [] } : {}),
     restarts: result.restarts,

@@ -96,6 +96,12 @@ export const OPTION_SPECS = [
     help: "feed FILE to every run's standard input, the final check's too (by default runs read an empty input)",
   },
   {
+    name: 'warm-up',
+    api: 'warmUp',
+    value: 'FILE',
+    help: "runner: run FILE once in each worker before its first fork, so a library's lazy state is built once, not in every candidate",
+  },
+  {
     name: 'force-jobs',
     api: 'forceJobs',
     help: 'allow `-j` above 4 times the CPUs this process may use (refused otherwise)',

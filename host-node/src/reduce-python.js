@@ -54,6 +54,7 @@ export async function reducePython(options) {
     gpus,
     devices,
     launcher,
+    warmUp,
   } = settingsOf(options);
   const oracle = new Oracle({ errMsg, matchQuoted: options.matchQuotedSource === true, sameError });
   const reproduces = (/** @type {RunResult} */ run) => oracle.reproduces(run);
@@ -164,6 +165,7 @@ export async function reducePython(options) {
       ...(hugePages ? { hugePagesMib: hugePages().map((mib) => mib ?? null) } : {}),
       memoryLimitMib: memoryLimit !== undefined && dataLimit?.() ? memoryLimit / MIB : null,
       prefork,
+      warmUp: warmUp?.name ?? null,
       gpus: gpus && devices ? { devices: gpus, jobs: devices } : null,
       ...restarts(),
     };
@@ -182,6 +184,7 @@ export async function reducePython(options) {
         preload: options.preload === false ? [] : engineCall(() => engine.topLevelImports(source)),
         cpuAffinity: options.cpuAffinity !== false,
         hugePages: options.hugePages !== false,
+        warmUp,
         memoryLimit,
         prefork,
         launcher,

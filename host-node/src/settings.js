@@ -55,6 +55,7 @@ export function settingsOf(options) {
     );
   }
   if (options.stdin !== undefined) checkStdin(options.stdin);
+  const warmUp = options.warmUp === undefined ? undefined : warmUpOf(options.warmUp, backendName);
   const retries = options.retries ?? 1;
   if (!Number.isInteger(retries) || retries < 1) {
     throw new AutoddError(
@@ -95,7 +96,29 @@ export function settingsOf(options) {
     gpus,
     devices,
     launcher,
+    warmUp,
   };
+}
+
+/**
+ * The program of `--warm-up`, read here (its text travels to each worker, through a
+ * launcher too): a file the runner's workers run once before their first fork.
+ * @param {unknown} file
+ * @param {string} backendName
+ */
+function warmUpOf(file, backendName) {
+  if (typeof file !== 'string' || file === '') throw new AutoddError('usage', 'warmUp must name a file');
+  if (backendName !== 'runner') {
+    throw new AutoddError(
+      'usage',
+      '--warm-up needs the runner backend: subproc starts every candidate afresh',
+    );
+  }
+  try {
+    return { source: fs.readFileSync(file, 'utf8'), name: path.resolve(file) };
+  } catch {
+    throw new AutoddError('bad-input', `cannot read ${file} (the warm-up program)`);
+  }
 }
 
 /**

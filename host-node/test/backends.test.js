@@ -584,6 +584,92 @@ print("${MSG}", kib("AnonHugePages") >> 10, kib("Rss", big.RESERVE_AT) >> 10)
   });
 });
 
+describe('runner backend: a warm-up program', () => {
+  const MSG = 'BOOM-49';
+  // A preloaded library that builds a table on first use, and says which process
+  // built it.
+  const modules = fixture({
+    'autodd_lazy_lib.py': `import os
+_table = None
+def table():
+    global _table
+    if _table is None:
+        _table = {"built by": os.getpid()}
+    return _table
+`,
+  });
+  const probe = `import os, autodd_lazy_lib
+print("${MSG}", "inherited" if autodd_lazy_lib.table()["built by"] != os.getpid() else "built here")
+`;
+  /** @type {Workspace} */
+  let workspace;
+  /** @param {string} [source] the warm-up program */
+  const backendWith = (source) =>
+    /** @type {import('../src/backends/runner.js').RunnerBackend} */ (
+      createBackend('runner', {
+        workspace,
+        needle: MSG,
+        timeoutMs: 8000,
+        jobs: 1,
+        preload: ['autodd_lazy_lib'],
+        ...(source === undefined ? {} : { warmUp: { source, name: '/somewhere/warm.py' } }),
+      })
+    );
+  before(async () => {
+    const env = { ...process.env, PYTHONPATH: modules };
+    workspace = await Workspace.create({ python: 'python3', jobs: 1, env });
+  });
+  after(() => workspace.close());
+
+  for (const [title, warmUp, expected] of [
+    ['without one, every candidate builds the lazy state itself', undefined, 'built here'],
+    [
+      'candidates inherit what it built; its output is not theirs',
+      'import autodd_lazy_lib, sys\nautodd_lazy_lib.table()\nprint("warm-up says hello")\nsys.stderr.write("and to stderr")\n',
+      'inherited',
+    ],
+  ]) {
+    test(title, async () => {
+      const backend = backendWith(warmUp);
+      try {
+        for (let i = 0; i < 2; i += 1) {
+          const r = await backend.run(probe);
+          assert.equal(r.found, true, r.stderrTail);
+          assert.equal(r.stdoutTail, `${MSG} ${expected}\n`);
+          assert.equal(r.stderrTail, '');
+        }
+      } finally {
+        await backend.close();
+      }
+    });
+  }
+
+  test('an exception stops it with one warning; what it did before stays done', async () => {
+    /** @type {string[]} */
+    const warnings = [];
+    const backend = createBackend('runner', {
+      workspace,
+      needle: MSG,
+      timeoutMs: 8000,
+      jobs: 1,
+      preload: ['autodd_lazy_lib'],
+      warmUp: { source: 'import autodd_lazy_lib\nautodd_lazy_lib.table()\n1 / 0\n', name: 'warm.py' },
+      onWarning: (message) => warnings.push(message),
+    });
+    try {
+      for (let i = 0; i < 2; i += 1) {
+        const r = await backend.run(probe);
+        assert.equal(r.stdoutTail, `${MSG} inherited\n`);
+      }
+      assert.deepEqual(warnings, [
+        'the warm-up program stopped with ZeroDivisionError: division by zero; candidates start with what it did before that',
+      ]);
+    } finally {
+      await backend.close();
+    }
+  });
+});
+
 describe('runner backend: modules beside the program', () => {
   const MSG = 'BOOM-46';
   const dir = fixture({

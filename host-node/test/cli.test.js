@@ -202,6 +202,16 @@ describe('bad input', { skip }, () => {
       ['ok.py', '--err-msg', 'BUG', '-o', out, '--stdin', 'nope.txt'],
       /cannot read nope\.txt/,
     ],
+    [
+      'a missing --warm-up file',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--warm-up', 'nope-warm.py'],
+      /cannot read nope-warm\.py \(the warm-up program\)/,
+    ],
+    [
+      '--warm-up with subproc',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--warm-up', 'ok.py', '--backend', 'subproc'],
+      /--warm-up needs the runner backend/,
+    ],
   ];
   for (const [what, args, message] of cases) {
     test(`rejects ${what} with exit 2`, async () => {
@@ -457,6 +467,28 @@ describe('the example', { skip }, () => {
     const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
     assert.ok(lineCount(result) <= 0.15 * original, `${lineCount(result)} of ${original} lines:\n${result}`);
     assert.match(runPython('min.py', dir).output, /T\.gemm K shape check failed/);
+  });
+});
+
+describe('--warm-up', { skip }, () => {
+  test('workers run it before forking; the final check runs the result without it', async () => {
+    const dir = fixture({
+      // MSG exists only in what the warm-up leaves in the worker's builtins, which
+      // candidates inherit; a plain run of the program has none of it.
+      'warm.py': 'import builtins\nbuiltins.AUTODD_WARM = "WARM-UP " + "seen"\nprint("warm-up output")\n',
+      'prog.py': 'import builtins\nunused = 1\nprint(getattr(builtins, "AUTODD_WARM", "unseen"))\n',
+    });
+    const run = await runCli(
+      ['prog.py', '--err-msg', 'WARM-UP seen', '-o', 'min.py', '--warm-up', 'warm.py', '--report', 'r.json'],
+      { cwd: dir },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
+    assert.equal(report.warmUp, path.join(dir, 'warm.py'));
+    assert.equal(report.failure.original.reproduced, 2, 'the original reproduces in warmed-up workers');
+    assert.equal(report.failure.result.reproduced, 0, 'the final check ran the result as python3 would');
+    assert.match(run.stderr, /did NOT reproduce in 2 runs on its own/);
+    assert.doesNotMatch(run.stdout + run.stderr, /warm-up output/);
   });
 });
 

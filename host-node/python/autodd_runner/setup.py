@@ -93,6 +93,23 @@ def preload(modules, program_dir=None):
     return loaded, failed, skipped
 
 
+def warm_up_with(source, name):
+    """Runs the user's warm-up program (`--warm-up`), whose source is `source`, once
+    in this process, after preloading and before the first fork: what a library
+    builds lazily on first use (a first error's backtrace tables, a registry, a JIT's
+    caches) is then built once, not again in every candidate's process. It runs as
+    a module of its own (`__name__` is "__autodd_warm_up__"), with its output
+    discarded. Returns None, or "Type: message" for the exception that stopped it
+    (what it did before that stays done)."""
+    namespace = {"__name__": "__autodd_warm_up__", "__file__": name}
+    try:
+        with OutputWatch():
+            exec(compile(source, name, "exec", dont_inherit=True), namespace)
+    except BaseException as exc:  # noqa: BLE001 - even SystemExit: reported, the worker goes on
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
 class OutputWatch:
     """Whether anything was written to fds 1 and 2 (or sys.stdout, sys.stderr) while
     in the `with` block; what was written is kept out of the worker's own stderr."""

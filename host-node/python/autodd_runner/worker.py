@@ -17,12 +17,14 @@ its stderr so nothing printed by an imported module can corrupt the protocol).
           "share": [SLOT, JOBS] (optional: see cpu_share), "pidFile": FILE,
           "memoryLimit": BYTES (optional: see limit_data),
           "prefork": bool (optional: see Zygote),
-          "hugePages": false (optional: do not collapse_heap)}
+          "hugePages": false (optional: do not collapse_heap),
+          "warmUp": {"source": TEXT, "name": NAME} (optional: see warm_up_with)}
   worker {"event": "ready", "preloaded": [...], "failed": [[module, error], ...],
           "skipped": [[module, why], ...] (left for each candidate to import),
           "cpus": [cpu, ...] | null (the CPUs it keeps to; null: all it may use),
           "dataLimit": BYTES | null (the data limit candidates get; null: none),
-          "hugePagesMib": N (its heap that candidates inherit in huge pages)}
+          "hugePagesMib": N (its heap that candidates inherit in huge pages),
+          "warmUpError": "Type: message" | null (what stopped the warm-up)}
   host   {"op": "run", "id": N, "path": FILE, "timeout": SECONDS,
           "stuckAfter": SECONDS (optional: see Stuck)}
           or, started remotely, "source": TEXT instead of "path" (see below)
@@ -69,7 +71,7 @@ from .candidate import warm_up
 from .forkers import Forks, Zygote, kill_group, spawn
 from .scan import OutputScan
 from .settings import SETTINGS
-from .setup import collapse_heap, cpu_share, keep_to, limit_data, preload
+from .setup import collapse_heap, cpu_share, keep_to, limit_data, preload, warm_up_with
 from .stuck import STUCK_PROBE_SECONDS, Stuck
 
 
@@ -407,6 +409,8 @@ def main(home=None):
         # Worked out here once, not in every candidate's process.
         sandbox.overlaid(init["sandbox"]["writable"])
     loaded, failed, skipped = preload(init.get("preload", []), init.get("programDir"))
+    warm = init.get("warmUp")
+    warm_error = warm_up_with(warm["source"], warm["name"]) if warm else None
     # The modules beside the program, compiled once here rather than by every
     # isolated candidate that imports them (see precompile). Unisolated, or through a
     # launcher, candidates share a folder, where the first import leaves the cache.
@@ -441,6 +445,7 @@ def main(home=None):
             "cpus": cpus,
             "dataLimit": None if data_limit is None else data_limit[0],
             "hugePagesMib": huge,
+            "warmUpError": warm_error,
         }
     )
 

@@ -49,6 +49,8 @@ const AHEAD_BYTES = 65536;
  *   in the worker)
  * @property {boolean} [hugePages] back a large heap with huge pages before the first
  *   fork (see `collapse_heap` in the worker)
+ * @property {{ source: string, name: string }} [warmUp] a program the worker runs once
+ *   before its first fork (see `warm_up_with` in the worker)
  * @property {import('../python.js').SandboxConfig | null} [sandbox] isolate each
  *   candidate (see python/autodd_runner/sandbox.py); null: run them unisolated
  * @property {string | null} [programDir] the program's folder, whose modules are never
@@ -75,6 +77,7 @@ class Worker {
     memoryLimit,
     prefork,
     hugePages,
+    warmUp,
     sandbox,
     programDir,
     stdin,
@@ -105,6 +108,8 @@ class Worker {
     this.dataLimit = null;
     /** MiB of the worker's heap it backed with huge pages before its first fork */
     this.hugePagesMib = 0;
+    /** @type {string | null} the exception that stopped the warm-up program, if any */
+    this.warmUpError = null;
 
     const [command, ...args] = launch ? launch.argv : [workspace.python, WORKER];
     this.proc = spawn(command, args, {
@@ -164,6 +169,7 @@ class Worker {
       ...(memoryLimit ? { memoryLimit } : {}),
       ...(prefork ? { prefork } : {}),
       ...(hugePages === false ? { hugePages } : {}),
+      ...(warmUp ? { warmUp } : {}),
       ...(sandbox ? { sandbox } : {}),
       ...(programDir ? { programDir } : {}),
       ...(stdin ? { stdin } : {}),
@@ -189,6 +195,7 @@ class Worker {
       this.cpus = message.cpus ?? null;
       this.dataLimit = message.dataLimit ?? null;
       this.hugePagesMib = message.hugePagesMib ?? 0;
+      this.warmUpError = message.warmUpError ?? null;
       this.onReady(true);
       return;
     }
@@ -335,6 +342,8 @@ export class RunnerBackend {
    *   its candidates to that job's share of the CPUs (default true)
    * @param {boolean} [options.hugePages] back a large warm worker's heap with huge pages
    *   (default true)
+   * @param {{ source: string, name: string }} [options.warmUp] a program each worker runs
+   *   once, after preloading and before its first fork
    * @param {number} [options.memoryLimit] bytes each candidate may allocate beyond what
    *   its worker holds; a candidate that wants more gets a `MemoryError` (Linux; none
    *   by default)
@@ -353,6 +362,7 @@ export class RunnerBackend {
     preload = [],
     cpuAffinity = true,
     hugePages = true,
+    warmUp,
     memoryLimit,
     prefork = false,
     launcher,
@@ -368,6 +378,7 @@ export class RunnerBackend {
     this.preload = preload;
     this.cpuAffinity = cpuAffinity;
     this.hugePages = hugePages;
+    this.warmUp = warmUp;
     this.memoryLimit = memoryLimit;
     this.prefork = prefork;
     this.onWarning = onWarning ?? (() => {});
@@ -377,6 +388,7 @@ export class RunnerBackend {
     /** @type {(Promise<Worker | undefined> | undefined)[]} a slot's worker being started */
     this.starting = new Array(jobs).fill(undefined);
     this.warnedImports = false;
+    this.warnedWarmUp = false;
     this.closed = false;
     /** Workers started again because one died (under a candidate or between two). */
     this.restarts = 0;
@@ -511,6 +523,7 @@ export class RunnerBackend {
         memoryLimit: this.memoryLimit,
         prefork: this.prefork,
         hugePages: this.hugePages,
+        warmUp: this.warmUp,
         sandbox: this.workspace.sandbox(slot),
         programDir: this.workspace.programDir,
         stdin: this.workspace.stdin,
@@ -532,6 +545,12 @@ export class RunnerBackend {
         if (worker.failedImports.length && !this.warnedImports) {
           this.warnedImports = true;
           this.onWarning(`not preloaded (import failed): ${worker.failedImports.join(', ')}`);
+        }
+        if (worker.warmUpError && !this.warnedWarmUp) {
+          this.warnedWarmUp = true;
+          this.onWarning(
+            `the warm-up program stopped with ${worker.warmUpError}; candidates start with what it did before that`,
+          );
         }
         return worker;
       }
