@@ -332,8 +332,12 @@ export async function main(argv) {
     });
     reporter.finish();
     if (!args.quiet) summarize(result, args);
+    else if (notReproduced(result)) reporter.note(`warning: ${notReproducedLine(result, args)}`);
     if (args.report) await writeReport(args, result);
-    return result.interrupted ? 130 : 0;
+    // A result that does not reproduce on its own is not the reproducer asked for:
+    // scripts see it in the exit status (OUTPUT is written all the same).
+    if (result.interrupted) return 130;
+    return notReproduced(result) ? 1 : 0;
   } catch (err) {
     reporter.finish();
     if (err instanceof AutoddError && err.code === 'syntax-error') {
@@ -413,11 +417,27 @@ function summarize(result, args) {
         (result.freezeStripped ? ' (freeze markers removed)' : ''),
     );
   } else {
-    out(
-      `wrote ${args.output}, but it did NOT reproduce in ${final?.runs ?? 1} runs on its own: ` +
-        'the failure may be flaky (see --retries)',
-    );
+    out(notReproducedLine(result, args));
   }
+}
+
+/**
+ * Whether the final check ran the result and no run of it reproduced.
+ * @param {import('./reduce-python.js').PythonReduceResult} result
+ */
+function notReproduced(result) {
+  return !result.interrupted && result.reproduced === false;
+}
+
+/**
+ * @param {import('./reduce-python.js').PythonReduceResult} result
+ * @param {CliArgs} args
+ */
+function notReproducedLine(result, args) {
+  return (
+    `wrote ${args.output}, but it did NOT reproduce in ${result.failure.result?.runs ?? 1} runs on its own: ` +
+    'the failure may be flaky (see --retries)'
+  );
 }
 
 /**

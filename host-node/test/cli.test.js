@@ -482,13 +482,24 @@ describe('--warm-up', { skip }, () => {
       ['prog.py', '--err-msg', 'WARM-UP seen', '-o', 'min.py', '--warm-up', 'warm.py', '--report', 'r.json'],
       { cwd: dir },
     );
-    assert.equal(run.code, 0, run.stderr);
+    // Not the reproducer asked for: exit 1, with OUTPUT written all the same.
+    assert.equal(run.code, 1, run.stderr);
+    assert.ok(fs.existsSync(path.join(dir, 'min.py')));
     const report = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
     assert.equal(report.warmUp, path.join(dir, 'warm.py'));
     assert.equal(report.failure.original.reproduced, 2, 'the original reproduces in warmed-up workers');
     assert.equal(report.failure.result.reproduced, 0, 'the final check ran the result as python3 would');
     assert.match(run.stderr, /did NOT reproduce in 2 runs on its own/);
     assert.doesNotMatch(run.stdout + run.stderr, /warm-up output/);
+    const quiet = await runCli(
+      ['prog.py', '--err-msg', 'WARM-UP seen', '-o', 'min.py', '--warm-up', 'warm.py', '--quiet'],
+      { cwd: dir },
+    );
+    assert.equal(quiet.code, 1, quiet.stderr);
+    assert.match(
+      quiet.stderr,
+      /^autodd: warning: wrote min\.py, but it did NOT reproduce in 2 runs on its own/m,
+    );
   });
 });
 
