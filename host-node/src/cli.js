@@ -434,9 +434,19 @@ function notReproduced(result) {
  * @param {CliArgs} args
  */
 function notReproducedLine(result, args) {
+  const { original, result: final } = result.failure;
+  const head =
+    `wrote ${args.output}, but it did NOT reproduce in ${final?.runs ?? 1} runs on its own` +
+    (args.warmUp ? ` (without ${args.warmUp}, which the workers ran first)` : '');
+  if (!final || !original || final.kind === original.kind) {
+    return `${head}: the failure may be flaky (see --retries)`;
+  }
+  // Run where OUTPUT is, the result may miss the files beside the program.
+  const outputDir = path.dirname(path.resolve(args.output));
+  const programDir = path.dirname(fs.realpathSync(path.resolve(args.source)));
   return (
-    `wrote ${args.output}, but it did NOT reproduce in ${result.failure.result?.runs ?? 1} runs on its own: ` +
-    'the failure may be flaky (see --retries)'
+    `${head}: it ends with ${final.kind}` +
+    (outputDir === programDir ? '' : ` (it runs in ${outputDir}, the program's files are in ${programDir})`)
   );
 }
 

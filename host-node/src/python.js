@@ -215,8 +215,15 @@ export class Workspace {
     this.jobEnvs = Array.from({ length: jobs }, (_, slot) => this.onJobDevice(this.env, slot));
     /** The user's own environment, for the final check of the result. */
     this.userEnv = { ...base, LIBC_FATAL_STDERR_: '1', PYTHON_COLORS: '0' };
-    /** The user's environment with the `autodd` package on PYTHONPATH: for a result that keeps freeze markers. */
-    this.freezeEnv = { ...this.userEnv, PYTHONPATH: joinPath([FREEZE_DIR, base.PYTHONPATH]) };
+    /**
+     * The user's environment with the `autodd` package on PYTHONPATH, and the `tilelang`
+     * stand-in where no real tilelang is installed: for a result that keeps freeze
+     * markers, imported from either.
+     */
+    this.freezeEnv = {
+      ...this.userEnv,
+      PYTHONPATH: joinPath([FREEZE_DIR, info.hasTilelang ? undefined : PYTHON_DIR, base.PYTHONPATH]),
+    };
     /** @type {(number | undefined)[]} open files of the jobs, see `write` */
     this.fds = new Array(jobs).fill(undefined);
     /** @type {number[]} the size of each job's file */
