@@ -442,8 +442,15 @@ function notReproducedLine(result, args) {
     return `${head}: the failure may be flaky (see --retries)`;
   }
   // Run where OUTPUT is, the result may miss the files beside the program.
-  const outputDir = path.dirname(path.resolve(args.output));
-  const programDir = path.dirname(fs.realpathSync(path.resolve(args.source)));
+  const folder = (/** @type {string} */ file) => {
+    try {
+      return path.dirname(fs.realpathSync(path.resolve(file)));
+    } catch {
+      return path.dirname(path.resolve(file)); // moved or removed meanwhile
+    }
+  };
+  const outputDir = folder(args.output);
+  const programDir = folder(args.source);
   return (
     `${head}: it ends with ${final.kind}` +
     (outputDir === programDir ? '' : ` (it runs in ${outputDir}, the program's files are in ${programDir})`)

@@ -31,7 +31,7 @@ function bootCode() {
 const SHIPPED = [
   ['autodd_runner', 'autodd_runner'],
   ['freeze/autodd', 'shims/autodd'],
-  ['tilelang', 'shims/tilelang'],
+  ['standins/tilelang', 'shims/tilelang'],
 ];
 
 /**

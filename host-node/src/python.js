@@ -17,6 +17,8 @@ export const PYTHON_DIR = fileURLToPath(new URL('../python/', import.meta.url));
  * freeze markers needs on PYTHONPATH, and nothing else.
  */
 export const FREEZE_DIR = path.join(PYTHON_DIR, 'freeze');
+/** The `tilelang` stand-in's folder (for `from tilelang.autodd import __freeze__`). */
+const STANDINS_DIR = path.join(PYTHON_DIR, 'standins');
 /** The launcher and module that isolate candidates from the user's files. */
 export const SANDBOX_PY = path.join(PYTHON_DIR, 'autodd_runner', 'sandbox.py');
 
@@ -187,7 +189,7 @@ export class Workspace {
     fs.mkdirSync(shims);
     if (!info.hasAutodd) fs.symlinkSync(path.join(FREEZE_DIR, 'autodd'), path.join(shims, 'autodd'));
     if (!info.hasTilelang) {
-      fs.symlinkSync(path.join(PYTHON_DIR, 'tilelang'), path.join(shims, 'tilelang'));
+      fs.symlinkSync(path.join(STANDINS_DIR, 'tilelang'), path.join(shims, 'tilelang'));
     }
     const base = env ?? process.env;
     const pythonPath = [shims, sourcePath && path.dirname(path.resolve(sourcePath)), base.PYTHONPATH];
@@ -222,7 +224,7 @@ export class Workspace {
      */
     this.freezeEnv = {
       ...this.userEnv,
-      PYTHONPATH: joinPath([FREEZE_DIR, info.hasTilelang ? undefined : PYTHON_DIR, base.PYTHONPATH]),
+      PYTHONPATH: joinPath([FREEZE_DIR, info.hasTilelang ? undefined : STANDINS_DIR, base.PYTHONPATH]),
     };
     /** @type {(number | undefined)[]} open files of the jobs, see `write` */
     this.fds = new Array(jobs).fill(undefined);

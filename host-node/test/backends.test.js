@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Capture, TAIL_BYTES } from '../src/backends/capture.js';
 import { createBackend } from '../src/backends/index.js';
 import { PYTHON_DIR, Workspace } from '../src/python.js';
-import { BACKENDS, fixture, processesWithMark, waitFor } from './helpers.js';
+import { BACKENDS, canCollapse, fixture, processesWithMark, waitFor } from './helpers.js';
 
 describe('Capture', () => {
   test('finds a needle split across chunks', () => {
@@ -476,38 +476,27 @@ print("body done")
   );
 }
 
-// Whether this kernel collapses anonymous memory into huge pages (MADV_COLLAPSE, Linux
-// 6.1 on); asked of Python, as the worker asks.
-const canCollapse = (() => {
-  if (process.platform !== 'linux') return false;
-  const probe = `import ctypes, mmap
-size = 4 << 20
-m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-m.write(b"x" * size)
-start = (ctypes.addressof(ctypes.c_char.from_buffer(m)) + (2 << 20) - 1) & ~((2 << 20) - 1)
-libc = ctypes.CDLL(None, use_errno=True)
-libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-print(libc.madvise(start, 2 << 20, 25) == 0)
-`;
-  try {
-    return execFileSync('python3', ['-c', probe], { encoding: 'utf8' }).trim() === 'True';
-  } catch {
-    return false;
-  }
-})();
-
-describe('runner backend: a large warm worker', { skip: !canCollapse && 'no MADV_COLLAPSE here' }, () => {
+describe('runner backend: a large warm worker', { skip: !canCollapse() && 'no MADV_COLLAPSE here' }, () => {
   const MSG = 'BOOM-48';
-  // A preloaded module with a 96 MiB heap in use, as torch leaves some 300 MiB, and a
-  // 64 MiB reserve of which one page in 512 is touched.
+  // A preloaded module with a 96 MiB heap in use, as torch leaves some 300 MiB; a
+  // 64 MiB reserve of which one page in 512 is touched; 16 MiB only read (the zero
+  // page); and 16 MiB written but marked MADV_NOHUGEPAGE, which the kernel refuses to
+  // collapse (mapped last, so at lower addresses: tried first).
   const modules = fixture({
     'autodd_big_heap.py': `import ctypes, mmap, zlib
+def anonymous(size):
+    m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return m, ctypes.addressof(ctypes.c_char.from_buffer(m))
 DATA = b"autodd" * (16 << 20)
 CHECK = zlib.crc32(DATA)
-RESERVE = mmap.mmap(-1, 64 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+RESERVE, RESERVE_AT = anonymous(64 << 20)
 for offset in range(0, 64 << 20, 2 << 20):
     RESERVE[offset] = 1
-RESERVE_AT = ctypes.addressof(ctypes.c_char.from_buffer(RESERVE))
+READ, READ_AT = anonymous(16 << 20)
+READ_SUM = sum(READ[offset] for offset in range(0, 16 << 20, 4096))
+REFUSED, _ = anonymous(16 << 20)
+REFUSED.madvise(mmap.MADV_NOHUGEPAGE)
+REFUSED.write(b"r" * (16 << 20))
 `,
   });
   /** @type {Workspace} */
@@ -546,14 +535,15 @@ def kib(field, start=None):
             total += int(line.split()[1])
     return total
 assert zlib.crc32(big.DATA) == big.CHECK
-print("${MSG}", kib("AnonHugePages") >> 10, kib("Rss", big.RESERVE_AT) >> 10)
+print("${MSG}", kib("AnonHugePages") >> 10, kib("Rss", big.RESERVE_AT) >> 10, kib("Rss", big.READ_AT) >> 10)
 `;
     for (let i = 0; i < 2; i += 1) {
       const r = await big.run(source);
       assert.equal(r.found, true, r.stderrTail);
-      const [huge, reserve] = r.stdoutTail.trim().split(' ').slice(1).map(Number);
+      const [huge, reserve, read] = r.stdoutTail.trim().split(' ').slice(1).map(Number);
       assert.ok(huge >= 90, `the candidate's heap in huge pages: ${huge} MiB`);
       assert.ok(reserve < 2, `the reserve in memory: ${reserve} MiB`);
+      assert.ok(read < 2, `the mapping only read, in memory: ${read} MiB`);
     }
     const [collapsed] = big.hugePagesMib();
     assert.ok(collapsed !== undefined && collapsed >= 90 && collapsed < 110, `collapsed: ${collapsed} MiB`);
@@ -643,6 +633,31 @@ print("${MSG}", "inherited" if autodd_lazy_lib.table()["built by"] != os.getpid(
       }
     });
   }
+
+  test('a warm-up that ends the worker is dropped with a warning naming it', async () => {
+    /** @type {string[]} */
+    const warnings = [];
+    const backend = createBackend('runner', {
+      workspace,
+      needle: MSG,
+      timeoutMs: 8000,
+      jobs: 1,
+      preload: ['autodd_lazy_lib'],
+      warmUp: { source: 'import os\nos._exit(3)\n', name: '/somewhere/exits.py' },
+      onWarning: (message) => warnings.push(message),
+    });
+    try {
+      const r = await backend.run(probe);
+      assert.equal(r.stdoutTail, `${MSG} built here\n`, 'preloading stays on');
+      assert.equal(warnings.length, 1, warnings.join('\n'));
+      assert.match(
+        warnings[0],
+        /did not start with the warm-up program \/somewhere\/exits\.py .*going on without it/,
+      );
+    } finally {
+      await backend.close();
+    }
+  });
 
   test('an exception stops it with one warning; what it did before stays done', async () => {
     /** @type {string[]} */

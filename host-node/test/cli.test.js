@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import {
   BACKENDS,
+  canCollapse,
   EXAMPLE,
   fixture,
   HAVE_ENGINE,
@@ -500,6 +501,30 @@ describe('--warm-up', { skip }, () => {
       quiet.stderr,
       /^autodd: warning: wrote min\.py, but it did NOT reproduce in 2 runs on its own/m,
     );
+  });
+});
+
+describe('huge pages', { skip: (skip || !canCollapse()) && 'no MADV_COLLAPSE here' }, () => {
+  test('a program that imports a large library: the report gives its heap in huge pages, 0 with --no-huge-pages', async () => {
+    const modules = fixture({ 'autodd_big_lib.py': 'DATA = b"autodd" * (16 << 20)\n' });
+    const dir = fixture({
+      'prog.py': 'import autodd_big_lib\nunused = 1\nprint("HUGE-" + "BUG", len(autodd_big_lib.DATA))\n',
+    });
+    /** @type {number[][]} */
+    const seen = [];
+    for (const flags of [[], ['--no-huge-pages']]) {
+      const run = await runCli(
+        ['prog.py', '--err-msg', 'HUGE-BUG', '-o', 'min.py', '--report', 'r.json', ...flags],
+        {
+          cwd: dir,
+          env: { PYTHONPATH: modules },
+        },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      seen.push(JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8')).hugePagesMib);
+    }
+    assert.ok(seen[0].length === 1 && seen[0][0] >= 90, JSON.stringify(seen));
+    assert.deepEqual(seen[1], [0]);
   });
 });
 

@@ -130,3 +130,28 @@ export async function waitFor(check, ms) {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** @type {boolean | undefined} */
+let collapses;
+
+/**
+ * Whether this kernel collapses anonymous memory into huge pages (MADV_COLLAPSE, Linux
+ * 6.1 on); asked of Python once, as the worker asks.
+ */
+export function canCollapse() {
+  if (collapses === undefined) {
+    const probe = `import ctypes, mmap
+size = 4 << 20
+m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+m.write(b"x" * size)
+start = (ctypes.addressof(ctypes.c_char.from_buffer(m)) + (2 << 20) - 1) & ~((2 << 20) - 1)
+libc = ctypes.CDLL(None, use_errno=True)
+libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+print(libc.madvise(start, 2 << 20, 25) == 0)
+`;
+    collapses =
+      process.platform === 'linux' &&
+      spawnSync('python3', ['-c', probe], { encoding: 'utf8' }).stdout?.trim() === 'True';
+  }
+  return collapses;
+}

@@ -145,8 +145,10 @@ class OutputWatch:
 # Below this much anonymous memory the worker is not worth collapsing: a bare
 # interpreter holds about 3 MiB, and a fork of it costs 0.35 ms in all.
 HUGE_PAGES_FROM = 64 << 20
-# How long collapsing may take at most (about 2 ms per MiB here).
+# How long collapsing may take at most (about 2 ms per MiB here), checked after each
+# piece of at most HUGE_PAGES_PIECE.
 HUGE_PAGES_SECONDS = 2.0
+HUGE_PAGES_PIECE = 64 << 20
 HUGE_PAGE = 2 << 20
 MADV_COLLAPSE = 25  # madvise(2), Linux 6.1 on
 
@@ -156,14 +158,14 @@ def collapse_heap():
     when it holds HUGE_PAGES_FROM or more of such memory; returns the MiB collapsed.
 
     A fork copies one page-table entry for each 4 KiB page of the parent's heap, and
-    the child's exit drops each again: with torch preloaded (a 340 MiB heap) that was
-    6.4 ms of CPU per candidate, against 0.35 ms for a bare interpreter. Backed by
-    huge pages, the heap is copied and dropped 2 MiB at a time: 2.9 ms. A page that
-    a candidate then writes to costs about what it did: the kernel splits that huge
-    page in the candidate's page table only and copies the 4 KiB written. Collapsing runs once, before
-    the first fork, and nothing a program can see changes: the addresses, the bytes
-    and the memory limit stay the same. Where the kernel cannot collapse (before
-    6.1, or THP compiled out), nothing happens."""
+    the child's exit drops each again: with torch preloaded (some 300 MiB of heap)
+    that was most of what a fork and an exit cost. Backed by huge pages, the heap is
+    copied and dropped 2 MiB at a time, for less than half the CPU (bench/forks/run).
+    A page that a candidate then writes to costs about what it did: the kernel splits
+    that huge page in the candidate's page table only and copies the 4 KiB written.
+    Collapsing runs once, before the first fork, and nothing a program can see
+    changes: the addresses, the bytes and the memory limit stay the same. Where the
+    kernel cannot collapse (before 6.1, or THP compiled out), nothing happens."""
     if not sys.platform.startswith("linux"):
         return 0
     try:
@@ -181,15 +183,42 @@ def collapse_heap():
         return 0
     deadline = time.monotonic() + HUGE_PAGES_SECONDS
     collapsed = 0
+    first = True
     try:
         for start, end in dense_blocks(anonymous_ranges(maps), deadline):
-            if madvise(start, end - start, MADV_COLLAPSE) == 0:
-                collapsed += end - start
-            elif ctypes.get_errno() == errno.EINVAL:
-                break  # no MADV_COLLAPSE here
+            # In pieces, so the deadline holds for a large mapping too, and a piece
+            # that fails leaves the count of the others right.
+            for piece in range(start, end, HUGE_PAGES_PIECE):
+                size = min(HUGE_PAGES_PIECE, end - piece)
+                if madvise(piece, size, MADV_COLLAPSE) == 0:
+                    collapsed += size
+                elif first and ctypes.get_errno() == errno.EINVAL and not can_collapse(madvise):
+                    return 0  # no MADV_COLLAPSE here
+                first = False
+                if time.monotonic() > deadline:
+                    return collapsed >> 20
     except OSError:
         pass  # no /proc/self/pagemap: what was collapsed stays so
     return collapsed >> 20
+
+
+def can_collapse(madvise):
+    """Whether this kernel collapses memory at all (MADV_COLLAPSE, Linux 6.1 on): a
+    mapping of its own is tried, since EINVAL also answers for a single range that
+    cannot be collapsed (one marked MADV_NOHUGEPAGE, say)."""
+    import ctypes
+    import mmap
+
+    size = 2 * HUGE_PAGE
+    probe = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    try:
+        probe.write(b"\1" * size)
+        view = ctypes.c_char.from_buffer(probe)
+        start = -(-ctypes.addressof(view) // HUGE_PAGE) * HUGE_PAGE
+        del view
+        return madvise(start, HUGE_PAGE, MADV_COLLAPSE) == 0
+    finally:
+        probe.close()
 
 
 def anonymous_ranges(maps):
@@ -211,9 +240,10 @@ def anonymous_ranges(maps):
 
 def dense_blocks(ranges, deadline):
     """The runs of 2 MiB blocks in `ranges` of which at least 3/4 of the 4 KiB pages
-    are in memory: collapsing fills a block's missing pages, so a sparse mapping (an
-    allocator's reserve) would grow, by at most a quarter of what is collapsed here.
-    None after `deadline` (time.monotonic())."""
+    are this process's own, written pages: collapsing fills a block's missing pages
+    (and replaces those that only map the shared zero page, having only been read), so
+    a sparse mapping (an allocator's reserve) would grow, by at most a quarter of what
+    is collapsed here. None after `deadline` (time.monotonic())."""
     page = os.sysconf("SC_PAGE_SIZE")
     per_block = HUGE_PAGE // page
     with open("/proc/self/pagemap", "rb") as f:
@@ -224,9 +254,11 @@ def dense_blocks(ranges, deadline):
             entries = memoryview(f.read((end - start) // page * 8)).cast("Q")
             run = None
             for i in range(0, len(entries), per_block):
-                present = sum(entry >> 63 for entry in entries[i : i + per_block])
+                # Bit 63: present; bit 56: mapped by this process only (before any
+                # fork, a page it wrote; a zero page or a file's page is not).
+                own = sum(entry >> 63 & entry >> 56 & 1 for entry in entries[i : i + per_block])
                 block = start + i * page
-                if present * 4 >= per_block * 3:
+                if own * 4 >= per_block * 3:
                     run = (run[0] if run else block, block + HUGE_PAGE)
                 elif run:
                     yield run

@@ -110,6 +110,8 @@ class Worker {
     this.hugePagesMib = 0;
     /** @type {string | null} the exception that stopped the warm-up program, if any */
     this.warmUpError = null;
+    /** Whether it said it was ready. */
+    this.started = false;
 
     const [command, ...args] = launch ? launch.argv : [workspace.python, WORKER];
     this.proc = spawn(command, args, {
@@ -196,6 +198,7 @@ class Worker {
       this.dataLimit = message.dataLimit ?? null;
       this.hugePagesMib = message.hugePagesMib ?? 0;
       this.warmUpError = message.warmUpError ?? null;
+      this.started = true;
       this.onReady(true);
       return;
     }
@@ -505,7 +508,8 @@ export class RunnerBackend {
   }
 
   /**
-   * Starts a slot's worker; without preloading if an import kills or hangs it.
+   * Starts a slot's worker; without the warm-up program, then without preloading, if
+   * either kills or hangs it.
    * @param {number} slot
    * @returns {Promise<Worker | undefined>}
    */
@@ -565,6 +569,15 @@ export class RunnerBackend {
         }
         return undefined;
       }
+      if (this.warmUp) {
+        // The warm-up exited, crashed or outlasted the time a worker has to start.
+        this.onWarning(
+          `the Python worker did not start with the warm-up program ${this.warmUp.name} ` +
+            `(it exited, crashed or took over ${this.startTimeoutMs / 1000} s); going on without it`,
+        );
+        this.warmUp = undefined;
+        continue;
+      }
       if (!this.preload.length) return undefined;
       // An import crashed or hung the worker: go on without preloading.
       this.onWarning('the Python worker did not start with preloaded modules; preloading is off');
@@ -588,7 +601,7 @@ export class RunnerBackend {
    * @returns {(number | undefined)[]}
    */
   hugePagesMib() {
-    return this.workers.map((worker) => worker?.hugePagesMib);
+    return this.workers.map((worker) => (worker?.started ? worker.hugePagesMib : undefined));
   }
 
   /**
