@@ -593,8 +593,12 @@ print("${MSG}", "inherited" if autodd_lazy_lib.table()["built by"] != os.getpid(
 `;
   /** @type {Workspace} */
   let workspace;
-  /** @param {string} [source] the warm-up program */
-  const backendWith = (source) =>
+  /**
+   * A backend preloading the library, with the warm-up program `source` if given.
+   * @param {string} [source]
+   * @param {string[]} [warnings] collects its warnings
+   */
+  const backendWith = (source, warnings = []) =>
     /** @type {import('../src/backends/runner.js').RunnerBackend} */ (
       createBackend('runner', {
         workspace,
@@ -603,6 +607,7 @@ print("${MSG}", "inherited" if autodd_lazy_lib.table()["built by"] != os.getpid(
         jobs: 1,
         preload: ['autodd_lazy_lib'],
         ...(source === undefined ? {} : { warmUp: { source, name: '/somewhere/warm.py' } }),
+        onWarning: (message) => warnings.push(message),
       })
     );
   before(async () => {
@@ -637,22 +642,14 @@ print("${MSG}", "inherited" if autodd_lazy_lib.table()["built by"] != os.getpid(
   test('a warm-up that ends the worker is dropped with a warning naming it', async () => {
     /** @type {string[]} */
     const warnings = [];
-    const backend = createBackend('runner', {
-      workspace,
-      needle: MSG,
-      timeoutMs: 8000,
-      jobs: 1,
-      preload: ['autodd_lazy_lib'],
-      warmUp: { source: 'import os\nos._exit(3)\n', name: '/somewhere/exits.py' },
-      onWarning: (message) => warnings.push(message),
-    });
+    const backend = backendWith('import os\nos._exit(3)\n', warnings);
     try {
       const r = await backend.run(probe);
       assert.equal(r.stdoutTail, `${MSG} built here\n`, 'preloading stays on');
       assert.equal(warnings.length, 1, warnings.join('\n'));
       assert.match(
         warnings[0],
-        /did not start with the warm-up program \/somewhere\/exits\.py .*going on without it/,
+        /did not start with the warm-up program \/somewhere\/warm\.py .*going on without it/,
       );
     } finally {
       await backend.close();
@@ -662,15 +659,7 @@ print("${MSG}", "inherited" if autodd_lazy_lib.table()["built by"] != os.getpid(
   test('an exception stops it with one warning; what it did before stays done', async () => {
     /** @type {string[]} */
     const warnings = [];
-    const backend = createBackend('runner', {
-      workspace,
-      needle: MSG,
-      timeoutMs: 8000,
-      jobs: 1,
-      preload: ['autodd_lazy_lib'],
-      warmUp: { source: 'import autodd_lazy_lib\nautodd_lazy_lib.table()\n1 / 0\n', name: 'warm.py' },
-      onWarning: (message) => warnings.push(message),
-    });
+    const backend = backendWith('import autodd_lazy_lib\nautodd_lazy_lib.table()\n1 / 0\n', warnings);
     try {
       for (let i = 0; i < 2; i += 1) {
         const r = await backend.run(probe);
