@@ -138,6 +138,21 @@ describe('--launcher: the template', () => {
     assert.match(here.stderr, /ValueError: K shape check failed/);
   });
 
+  test('--warm-up: the workers on the other side run it', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'prog.py'), 'unused = 1\nprint("REMOTE-" + "BUG")\n');
+    // A warm-up whose exception the worker reports: proof that it ran there.
+    fs.writeFileSync(path.join(dir, 'warm.py'), 'import os\nraise ValueError(f"warmed in {os.getcwd()}")\n');
+    const run = await runCli(
+      ['prog.py', '--err-msg', 'REMOTE-BUG', '-o', 'out.py', '--launcher', 'env', '--warm-up', 'warm.py'],
+      { cwd: dir },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const warned = run.stderr.match(/warning: the warm-up program stopped with ValueError: warmed in (\S+);/);
+    assert.ok(warned, run.stderr);
+    assert.match(warned[1], /autodd-remote-/, 'it ran in the private folder of the other side');
+  });
+
   test('--stdin: every run on the other side reads the file given here', async () => {
     const dir = tempDir();
     fs.writeFileSync(

@@ -158,6 +158,8 @@ class Worker {
         preload,
         fileName: path.basename(workspace.file(0)),
         ...(memoryLimit ? { memoryLimit } : {}),
+        ...(hugePages === false ? { hugePages } : {}),
+        ...(warmUp ? { warmUp } : {}),
       });
       return;
     }
