@@ -40,10 +40,17 @@ impl Receiver {
     fn covers(&self, receiver: Option<&str>) -> bool {
         match self {
             Receiver::Any => true,
-            Receiver::Only(name) => receiver == Some(name.as_str()),
-            Receiver::Except(name) => receiver != Some(name.as_str()),
+            Receiver::Only(class) => names_class(receiver, class),
+            Receiver::Except(class) => !names_class(receiver, class),
         }
     }
+}
+
+/// Whether a call's receiver is the class itself: its name, or `cls` (a classmethod's
+/// first parameter), through which `cls.method(obj, …)` passes an instance method's
+/// first parameter as `Class.method(obj, …)` does.
+fn names_class(receiver: Option<&str>, class: &str) -> bool {
+    receiver == Some(class) || receiver == Some("cls")
 }
 
 /// What removing one parameter removes at the calls: per callee and receiver, the

@@ -22,6 +22,9 @@ class T:
     @classmethod
     def make(cls, size):
         return size
+    @classmethod
+    def build(cls, shape):
+        return cls.area(shape, 'mm')
 T.gemm(1, 2)
 T.make(3)
 T.area(sq, 'cm')
