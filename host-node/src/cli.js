@@ -11,6 +11,7 @@ import path from 'node:path';
 import { checkOutput, sameFile, writeAtomic } from './files.js';
 import { clock, countLines, percent, ProgressReporter, size } from './progress.js';
 import { helpText, parseArgsOptions } from './options.js';
+import { realpath } from './python.js';
 import { reducePython } from './reduce-python.js';
 
 const HELP = `Usage: autodd SOURCE --err-msg MSG -o OUTPUT [options]
@@ -442,15 +443,8 @@ function notReproducedLine(result, args) {
     return `${head}: the failure may be flaky (see --retries)`;
   }
   // Run where OUTPUT is, the result may miss the files beside the program.
-  const folder = (/** @type {string} */ file) => {
-    try {
-      return path.dirname(fs.realpathSync(path.resolve(file)));
-    } catch {
-      return path.dirname(path.resolve(file)); // moved or removed meanwhile
-    }
-  };
-  const outputDir = folder(args.output);
-  const programDir = folder(args.source);
+  const outputDir = path.dirname(realpath(path.resolve(args.output)));
+  const programDir = path.dirname(realpath(path.resolve(args.source)));
   return (
     `${head}: it ends with ${final.kind}` +
     (outputDir === programDir ? '' : ` (it runs in ${outputDir}, the program's files are in ${programDir})`)

@@ -150,30 +150,26 @@ class Worker {
     }
     this.proc.on('error', () => this.die());
     this.proc.on('close', () => this.die());
-    if (launch) {
-      this.proc.stdin?.write(launch.header);
-      this.send({
-        op: 'init',
-        needle,
-        preload,
-        fileName: path.basename(workspace.file(0)),
-        ...(memoryLimit ? { memoryLimit } : {}),
-        ...(hugePages === false ? { hugePages } : {}),
-        ...(warmUp ? { warmUp } : {}),
-      });
-      return;
-    }
-    this.send({
+    // What every worker is told, here or on the other side of a launcher.
+    const init = {
       op: 'init',
       needle,
       preload,
+      ...(memoryLimit ? { memoryLimit } : {}),
+      ...(hugePages === false ? { hugePages } : {}),
+      ...(warmUp ? { warmUp } : {}),
+    };
+    if (launch) {
+      this.proc.stdin?.write(launch.header);
+      this.send({ ...init, fileName: path.basename(workspace.file(0)) });
+      return;
+    }
+    this.send({
+      ...init,
       scriptDir,
       pidFile,
       ...(share ? { share } : {}),
-      ...(memoryLimit ? { memoryLimit } : {}),
       ...(prefork ? { prefork } : {}),
-      ...(hugePages === false ? { hugePages } : {}),
-      ...(warmUp ? { warmUp } : {}),
       ...(sandbox ? { sandbox } : {}),
       ...(programDir ? { programDir } : {}),
       ...(stdin ? { stdin } : {}),
