@@ -416,6 +416,8 @@ export interface ReducePythonResult {
   prefork: boolean;
   /** The warm-up program's absolute path (see `warmUp`), or null. */
   warmUp: string | null;
+  /** True when a worker could not start with the warm-up program and the reduction went on without it (a warning said so). */
+  warmUpDropped: boolean;
   /** The GPUs (see `gpus`) and each job's, or null without `gpus`. */
   gpus: { devices: string[]; jobs: string[] } | null;
   /** Workers started again because one died, under a candidate or between two (see `launcher`). */

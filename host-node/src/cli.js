@@ -482,6 +482,7 @@ async function writeReport(args, result) {
     memoryLimitMib: result.memoryLimitMib,
     prefork: result.prefork,
     warmUp: result.warmUp,
+    warmUpDropped: result.warmUpDropped,
     gpus: result.gpus,
     ...(args.launcher ? { launcher: args.launcher, hosts: args.hosts ?? null, ship: args.ship ?? [] } : {}),
     restarts: result.restarts,

@@ -133,6 +133,8 @@ export async function reducePython(options) {
   let dataLimit;
   /** @type {(() => (number | undefined)[]) | undefined} the runner's heaps in huge pages */
   let hugePages;
+  /** Whether the runner went on without the warm-up program (a worker could not start with it). */
+  let warmUpDropped = () => false;
   /**
    * @param {string} text
    * @param {{ interrupted: boolean, checked?: boolean, reproduced?: boolean | null, stripped?: boolean }} how
@@ -166,6 +168,7 @@ export async function reducePython(options) {
       memoryLimitMib: memoryLimit !== undefined && dataLimit?.() ? memoryLimit / MIB : null,
       prefork,
       warmUp: warmUp?.name ?? null,
+      warmUpDropped: warmUpDropped(),
       gpus: gpus && devices ? { devices: gpus, jobs: devices } : null,
       ...restarts(),
     };
@@ -199,6 +202,7 @@ export async function reducePython(options) {
       if ('cpuShares' in backend) cpuShares = () => backend.cpuShares();
       if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
       if ('hugePagesMib' in backend) hugePages = () => backend.hugePagesMib();
+      if (warmUp && 'warmUp' in backend) warmUpDropped = () => backend.warmUp === undefined;
       if (launcher) {
         warn(
           'candidates started through --launcher run unisolated, each in a private temporary folder there: ' +

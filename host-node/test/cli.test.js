@@ -488,6 +488,7 @@ describe('--warm-up', { skip }, () => {
     assert.ok(fs.existsSync(path.join(dir, 'min.py')));
     const report = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
     assert.equal(report.warmUp, path.join(dir, 'warm.py'));
+    assert.equal(report.warmUpDropped, false);
     assert.equal(report.failure.original.reproduced, 2, 'the original reproduces in warmed-up workers');
     assert.equal(report.failure.result.reproduced, 0, 'the final check ran the result as python3 would');
     assert.match(run.stderr, /did NOT reproduce in 2 runs on its own/);
@@ -501,6 +502,25 @@ describe('--warm-up', { skip }, () => {
       quiet.stderr,
       /^autodd: warning: wrote min\.py, but it did NOT reproduce in 2 runs on its own/m,
     );
+  });
+});
+
+describe('--warm-up that ends the worker', { skip }, () => {
+  test('is dropped with a warning, and the report says so', async () => {
+    const dir = fixture({
+      'warm.py': 'import os\nos._exit(3)\n',
+      'prog.py': 'unused = 1\nraise ValueError("WARM-" + "LESS")\n',
+    });
+    const run = await runCli(
+      ['prog.py', '--err-msg', 'WARM-LESS', '-o', 'min.py', '--warm-up', 'warm.py', '--report', 'r.json'],
+      { cwd: dir },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /did not start with the warm-up program .*warm\.py .*going on without it/);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
+    assert.equal(report.warmUp, path.join(dir, 'warm.py'));
+    assert.equal(report.warmUpDropped, true);
+    assert.doesNotMatch(fs.readFileSync(path.join(dir, 'min.py'), 'utf8'), /unused/);
   });
 });
 
