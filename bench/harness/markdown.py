@@ -453,6 +453,7 @@ def heavy_tables(results: list) -> list:
         if "-j 1" in by and "-j 2" in by:
             one, two = by["-j 1"], by["-j 2"]
             lines.append(f"- {case}: -j 2 is {one['wall_s'] / two['wall_s']:.2f}× as fast as -j 1")
+            lines += paired(case, "-j 2 against -j 1", one, two)
             if "stale_s" in two and "counted_s" in one:
                 lines.append(
                     f"- {case}, where -j 2's job time went: the runs that counted took {two['counted_s']} s "
@@ -464,7 +465,18 @@ def heavy_tables(results: list) -> list:
         if "-j 2" in by and "-j 2 ssh" in by:
             lines.append(f"- {case}: -j 2 through ssh runs at {by['-j 2']['wall_s'] / by['-j 2 ssh']['wall_s']:.2f}×"
                          " the speed of -j 2 here")
+            lines += paired(case, "-j 2 through ssh against -j 2 here", by["-j 2"], by["-j 2 ssh"])
     return lines
+
+
+def paired(case: str, what: str, slow: dict, fast: dict) -> list:
+    """The speed-up pass by pass: the runs of one pass ran minutes apart at most, so
+    their ratio holds where the machine's own speed drifts between passes."""
+    ratios = [a / b for a, b in zip(slow.get("walls", []), fast.get("walls", [])) if b]
+    if len(ratios) < 2:
+        return []
+    listed = ", ".join(f"{r:.2f}×" for r in ratios)
+    return [f"- {case}, {what} pass by pass: {listed} (median {statistics.median(ratios):.2f}×)"]
 
 
 def tilelang_tables(results: list) -> list:
