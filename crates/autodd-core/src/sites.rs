@@ -445,7 +445,8 @@ impl VisitorMut for Finder {
             Stmt::FunctionDef(ast::StmtFunctionDef { args, .. })
             | Stmt::AsyncFunctionDef(ast::StmtAsyncFunctionDef { args, .. }) => {
                 let args: *const ast::Arguments = &**args;
-                self.def_args = def_context(stmt, outer_class.as_deref()).map(|ctx| (args, ctx));
+                self.def_args =
+                    def_context(stmt, outer_class.as_deref(), &self.calls).map(|ctx| (args, ctx));
             }
             Stmt::ClassDef(c) => self.class = Some(c.name.to_string()),
             // A `def` under an `if` in a class body is still a method.

@@ -9,8 +9,10 @@
 //! argument index shifts by one for `self`) except calls through its class's name
 //! (`Class.method(…)` passes every parameter, `self` too; a `@classmethod`'s still
 //! shift, a `@staticmethod`'s never do); `__init__`'s are calls of
-//! its class's name and `….__init__(…)`. A wrong match only makes a candidate that
-//! fails.
+//! its class's name and `….__init__(…)`. A class of the module that inherits the
+//! method counts as its class (`Sub(…)`, `Sub.method(obj, …)`), and a call through
+//! another class of the module is not an instance method's. A wrong match only
+//! makes a candidate that fails.
 
 use crate::hash::{FastMap, FastSet};
 
@@ -28,29 +30,30 @@ pub enum Callee {
 }
 
 /// Which of a callee's attribute calls an entry of a [`ParamTarget`] covers, by the
-/// name the attribute is read on (`T` in `T.gemm(…)`).
+/// name the attribute is read on (`T` in `T.gemm(…)`): any, or only or all but those
+/// through a class of a [`CallIndex::family`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Receiver {
     Any,
-    Only(String),
-    Except(String),
+    Only(Vec<String>),
+    Except(Vec<String>),
 }
 
 impl Receiver {
     fn covers(&self, receiver: Option<&str>) -> bool {
         match self {
             Receiver::Any => true,
-            Receiver::Only(class) => names_class(receiver, class),
-            Receiver::Except(class) => !names_class(receiver, class),
+            Receiver::Only(family) => names_class(receiver, family),
+            Receiver::Except(family) => !names_class(receiver, family),
         }
     }
 }
 
-/// Whether a call's receiver is the class itself: its name, or `cls` (a classmethod's
-/// first parameter), through which `cls.method(obj, …)` passes an instance method's
-/// first parameter as `Class.method(obj, …)` does.
-fn names_class(receiver: Option<&str>, class: &str) -> bool {
-    receiver == Some(class) || receiver == Some("cls")
+/// Whether a call's receiver is a class of `family`: its name, or `cls` (a
+/// classmethod's first parameter), through which `cls.method(obj, …)` passes an
+/// instance method's first parameter as `Class.method(obj, …)` does.
+fn names_class(receiver: Option<&str>, family: &[String]) -> bool {
+    receiver.is_some_and(|r| r == "cls" || family.iter().any(|c| c == r))
 }
 
 /// What removing one parameter removes at the calls: per callee and receiver, the
@@ -86,6 +89,21 @@ pub struct CallIndex {
     /// How many times each name is read, and bound by a name target.
     reads: FastMap<String, u32>,
     stores: FastMap<String, u32>,
+    /// The module's classes by name, for [`CallIndex::family`].
+    classes: FastMap<String, ClassInfo>,
+}
+
+/// What a `class` statement says of its methods' calls (merged for a name that more
+/// than one statement binds).
+#[derive(Debug, Default)]
+struct ClassInfo {
+    /// Its bases that are plain names.
+    bases: Vec<String>,
+    /// The names its body binds with `def` (and any other statement).
+    defines: FastSet<String>,
+    /// Whether it is decorated: a decorator may make methods of its own
+    /// (`@dataclass` makes `__init__`).
+    decorated: bool,
 }
 
 impl CallIndex {
@@ -98,6 +116,40 @@ impl CallIndex {
         };
         collector.body(body);
         collector.index
+    }
+
+    /// `class` and the classes that inherit its `method` from it: those whose bases
+    /// name one of them, and that define no `method` of their own and have no
+    /// decorator. `Sub.method(obj, …)` and `Sub(…)` call `class`'s method (or
+    /// `__init__`) then. Sorted, `class` included.
+    pub fn family(&self, class: &str, method: &str) -> Vec<String> {
+        let mut family = vec![class.to_string()];
+        loop {
+            let before = family.len();
+            for (name, info) in &self.classes {
+                if !info.decorated
+                    && !info.defines.contains(method)
+                    && !family.contains(name)
+                    && info.bases.iter().any(|b| family.contains(b))
+                {
+                    family.push(name.clone());
+                }
+            }
+            if family.len() == before {
+                family.sort_unstable();
+                return family;
+            }
+        }
+    }
+
+    /// The names of the module's classes and `class`, sorted.
+    pub fn classes_and(&self, class: &str) -> Vec<String> {
+        let mut names: Vec<String> = self.classes.keys().cloned().collect();
+        if !self.classes.contains_key(class) {
+            names.push(class.to_string());
+        }
+        names.sort_unstable();
+        names
     }
 
     /// Whether some call passes an argument for `target` (so plain parameter
@@ -165,6 +217,26 @@ impl VisitorMut for Collector {
             entry.0 += 1;
             entry.1 |= self.frozen > 0;
         }
+        if let Stmt::ClassDef(c) = &*stmt {
+            let info = self.index.classes.entry(c.name.to_string()).or_default();
+            info.decorated |= !c.decorator_list.is_empty();
+            info.bases.extend(c.bases.iter().filter_map(|b| match b {
+                Expr::Name(n) => Some(n.id.to_string()),
+                _ => None,
+            }));
+            for inner in &c.body {
+                let bound = match inner {
+                    Stmt::FunctionDef(f) => Some(f.name.as_str()),
+                    Stmt::AsyncFunctionDef(f) => Some(f.name.as_str()),
+                    Stmt::Assign(a) => match a.targets.first() {
+                        Some(Expr::Name(n)) => Some(n.id.as_str()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                info.defines.extend(bound.map(str::to_string));
+            }
+        }
         walk::walk_stmt(self, stmt);
         self.frozen -= u32::from(frozen);
     }
@@ -209,6 +281,12 @@ pub struct DefContext {
     pub name: String,
     /// The class whose body holds the `def` directly.
     pub class: Option<String>,
+    /// `class` and the classes that inherit this method from it
+    /// ([`CallIndex::family`]; empty outside a class).
+    pub family: Vec<String>,
+    /// Every class of the module, the family's too: a call through one outside the
+    /// family calls another class's method.
+    pub classes: Vec<String>,
     /// How a method in `class` binds its first parameter.
     pub kind: MethodKind,
 }
@@ -235,17 +313,15 @@ impl DefContext {
             // Static without a decorator: explicit calls (`super().__new__(cls, …)`)
             // pass every parameter, and a construction (`Class(…)`) binds the first
             // to the class, which so stays.
-            let construction = Callee::Name(class.clone());
+            let constructions = |index| self.constructions(class, index);
             let callees = match index {
                 Some(0) => return None,
-                Some(i) => vec![
-                    (attr, Receiver::Any, Some(i)),
-                    (construction, Receiver::Any, Some(i - 1)),
-                ],
-                None => vec![
-                    (attr, Receiver::Any, None),
-                    (construction, Receiver::Any, None),
-                ],
+                Some(i) => [
+                    vec![(attr, Receiver::Any, Some(i))],
+                    constructions(Some(i - 1)),
+                ]
+                .concat(),
+                None => [vec![(attr, Receiver::Any, None)], constructions(None)].concat(),
             };
             return Some(ParamTarget {
                 callees,
@@ -259,15 +335,15 @@ impl DefContext {
                 // Calls through the class pass an instance method's first parameter.
                 let (others, through_class) = match self.kind {
                     MethodKind::Instance => (
-                        Receiver::Except(class.clone()),
-                        Some((attr.clone(), Receiver::Only(class.clone()), index)),
+                        Receiver::Except(self.classes.clone()),
+                        Some((attr.clone(), Receiver::Only(self.family.clone()), index)),
                     ),
                     _ => (Receiver::Any, None),
                 };
                 let Some(shifted) = index.map(|i| i.checked_sub(1)) else {
                     let mut callees = vec![(attr, Receiver::Any, None)];
                     if self.name == "__init__" {
-                        callees.push((Callee::Name(class.clone()), Receiver::Any, None));
+                        callees.extend(self.constructions(class, None));
                     }
                     return Some(ParamTarget {
                         callees,
@@ -285,7 +361,7 @@ impl DefContext {
                 let mut callees = vec![(attr, others, Some(shifted))];
                 callees.extend(through_class);
                 if self.name == "__init__" {
-                    callees.push((Callee::Name(class.clone()), Receiver::Any, Some(shifted)));
+                    callees.extend(self.constructions(class, Some(shifted)));
                 }
                 callees
             }
@@ -297,8 +373,29 @@ impl DefContext {
     }
 }
 
-/// The `def` context of a statement directly in the body of `class` (if any).
-pub fn def_context(stmt: &Stmt, class: Option<&str>) -> Option<DefContext> {
+impl DefContext {
+    /// The calls that construct `class` or a class of the family (`Class(…)`), which
+    /// pass the parameter at `index` of its `__init__` or `__new__`.
+    fn constructions(
+        &self,
+        class: &str,
+        index: Option<usize>,
+    ) -> Vec<(Callee, Receiver, Option<usize>)> {
+        let names = if self.family.is_empty() {
+            vec![class.to_string()]
+        } else {
+            self.family.clone()
+        };
+        names
+            .into_iter()
+            .map(|name| (Callee::Name(name), Receiver::Any, index))
+            .collect()
+    }
+}
+
+/// The `def` context of a statement directly in the body of `class` (if any);
+/// `calls` gives the classes that inherit the method.
+pub fn def_context(stmt: &Stmt, class: Option<&str>, calls: &CallIndex) -> Option<DefContext> {
     let (name, decorators) = match stmt {
         Stmt::FunctionDef(s) => (s.name.as_str(), &s.decorator_list),
         Stmt::AsyncFunctionDef(s) => (s.name.as_str(), &s.decorator_list),
@@ -319,6 +416,8 @@ pub fn def_context(stmt: &Stmt, class: Option<&str>) -> Option<DefContext> {
     Some(DefContext {
         name: name.to_string(),
         class: class.map(str::to_string),
+        family: class.map_or_else(Vec::new, |c| calls.family(c, name)),
+        classes: class.map_or_else(Vec::new, |c| calls.classes_and(c)),
         kind,
     })
 }

@@ -29,6 +29,19 @@ T.gemm(1, 2)
 T.make(3)
 T.area(sq, 'cm')
 sq.area('m')
+class Sub(T):
+    pass
+class Own(T):
+    def area(self, unit, scale):
+        return scale
+Sub.area(sq, 'in')
+Own.area(sq, 'ft', 2)
+class Node:
+    def __init__(self, op, arity):
+        self.op = op
+class Add(Node):
+    pass
+add = Add('+', 2)
 class P:
     def __new__(cls, value, tag):
         return object.__new__(cls)
