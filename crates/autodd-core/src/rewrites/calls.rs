@@ -10,9 +10,12 @@
 //! (`Class.method(…)` passes every parameter, `self` too; a `@classmethod`'s still
 //! shift, a `@staticmethod`'s never do); `__init__`'s are calls of
 //! its class's name and `….__init__(…)`. A class of the module that inherits the
-//! method counts as its class (`Sub(…)`, `Sub.method(obj, …)`), and a call through
-//! another class of the module is not an instance method's. A wrong match only
-//! makes a candidate that fails.
+//! method counts as its class (`Sub(…)`, `Sub.method(obj, …)`; see
+//! [`CallIndex::family`]), `cls` in a class's body reads as that class, and a call
+//! through another class of the module is not an instance method's. A wrong match
+//! only makes a candidate that fails.
+
+use std::rc::Rc;
 
 use crate::hash::{FastMap, FastSet};
 
@@ -35,8 +38,8 @@ pub enum Callee {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Receiver {
     Any,
-    Only(Vec<String>),
-    Except(Vec<String>),
+    Only(Rc<[String]>),
+    Except(Rc<[String]>),
 }
 
 impl Receiver {
@@ -49,11 +52,11 @@ impl Receiver {
     }
 }
 
-/// Whether a call's receiver is a class of `family`: its name, or `cls` (a
-/// classmethod's first parameter), through which `cls.method(obj, …)` passes an
-/// instance method's first parameter as `Class.method(obj, …)` does.
+/// Whether a call's receiver is a class of `family`, by its name (`cls` in a class's
+/// body reads as that class: `cls.method(obj, …)` passes an instance method's first
+/// parameter as `Class.method(obj, …)` does).
 fn names_class(receiver: Option<&str>, family: &[String]) -> bool {
-    receiver.is_some_and(|r| r == "cls" || family.iter().any(|c| c == r))
+    receiver.is_some_and(|r| family.iter().any(|c| c == r))
 }
 
 /// What removing one parameter removes at the calls: per callee and receiver, the
@@ -91,15 +94,18 @@ pub struct CallIndex {
     stores: FastMap<String, u32>,
     /// The module's classes by name, for [`CallIndex::family`].
     classes: FastMap<String, ClassInfo>,
+    /// Their names, sorted.
+    class_names: Rc<[String]>,
 }
 
 /// What a `class` statement says of its methods' calls (merged for a name that more
 /// than one statement binds).
 #[derive(Debug, Default)]
 struct ClassInfo {
-    /// Its bases that are plain names.
-    bases: Vec<String>,
-    /// The names its body binds with `def` (and any other statement).
+    /// Its bases in order: the names, `None` for another expression (`mod.Base`).
+    bases: Vec<Option<String>>,
+    /// The names its body binds (`def`, assignments, imports, also under `if`, `for`,
+    /// `while`, `with` and `try`).
     defines: FastSet<String>,
     /// Whether it is decorated: a decorator may make methods of its own
     /// (`@dataclass` makes `__init__`).
@@ -113,43 +119,79 @@ impl CallIndex {
         let mut collector = Collector {
             index: CallIndex::default(),
             frozen: 0,
+            class: Vec::new(),
         };
         collector.body(body);
-        collector.index
+        let mut index = collector.index;
+        let mut names: Vec<String> = index.classes.keys().cloned().collect();
+        names.sort_unstable();
+        index.class_names = names.into();
+        index
     }
 
-    /// `class` and the classes that inherit its `method` from it: those whose bases
-    /// name one of them, and that define no `method` of their own and have no
-    /// decorator. `Sub.method(obj, …)` and `Sub(…)` call `class`'s method (or
-    /// `__init__`) then. Sorted, `class` included.
-    pub fn family(&self, class: &str, method: &str) -> Vec<String> {
+    /// `class` and the classes that inherit its `method` from it, by the order
+    /// Python looks up a method in: undecorated, defining no `method` of their own,
+    /// and whose first base that may hold it is of the family. A base that is not a
+    /// class of the module (`Exception`, `mod.Base`) may hold it, `object` does not; a
+    /// class of the module holds it when it defines it or one of its bases may hold
+    /// it. `Sub.method(obj, …)` and `Sub(…)` call `class`'s method (or `__init__`)
+    /// then. Sorted, `class` included.
+    pub fn family(&self, class: &str, method: &str) -> Rc<[String]> {
         let mut family = vec![class.to_string()];
         loop {
             let before = family.len();
             for (name, info) in &self.classes {
-                if !info.decorated
-                    && !info.defines.contains(method)
-                    && !family.contains(name)
-                    && info.bases.iter().any(|b| family.contains(b))
-                {
+                if info.decorated || info.defines.contains(method) || family.contains(name) {
+                    continue;
+                }
+                let first = info
+                    .bases
+                    .iter()
+                    .find(|b| self.may_hold(b.as_deref(), method, &mut Vec::new()));
+                if first.is_some_and(|b| b.as_ref().is_some_and(|b| family.contains(b))) {
                     family.push(name.clone());
                 }
             }
             if family.len() == before {
                 family.sort_unstable();
-                return family;
+                return family.into();
             }
         }
     }
 
-    /// The names of the module's classes and `class`, sorted.
-    pub fn classes_and(&self, class: &str) -> Vec<String> {
-        let mut names: Vec<String> = self.classes.keys().cloned().collect();
-        if !self.classes.contains_key(class) {
-            names.push(class.to_string());
+    /// Whether the base `base` may hold `method` (see [`CallIndex::family`]);
+    /// `seen` guards against classes that name each other as bases.
+    fn may_hold(&self, base: Option<&str>, method: &str, seen: &mut Vec<String>) -> bool {
+        let Some(base) = base else {
+            return true;
+        };
+        if base == "object" {
+            return false;
         }
+        let Some(info) = self.classes.get(base) else {
+            return true;
+        };
+        if info.defines.contains(method) || info.decorated {
+            return true;
+        }
+        if seen.iter().any(|s| s == base) {
+            return false;
+        }
+        seen.push(base.to_string());
+        info.bases
+            .iter()
+            .any(|b| self.may_hold(b.as_deref(), method, seen))
+    }
+
+    /// The names of the module's classes and `class`, sorted.
+    pub fn classes_and(&self, class: &str) -> Rc<[String]> {
+        if self.classes.contains_key(class) {
+            return Rc::clone(&self.class_names);
+        }
+        let mut names = self.class_names.to_vec();
+        names.push(class.to_string());
         names.sort_unstable();
-        names
+        names.into()
     }
 
     /// Whether some call passes an argument for `target` (so plain parameter
@@ -179,11 +221,15 @@ fn callee(func: &Expr) -> Option<Callee> {
     }
 }
 
-/// `T` of `T.attr`: the name an attribute callee is read on.
-fn receiver(func: &Expr) -> Option<&str> {
+/// `T` of `T.attr`: the name an attribute callee is read on; `cls` in the body of
+/// a class (a classmethod's first parameter) reads as that class.
+fn receiver(func: &Expr, class: Option<&String>) -> Option<String> {
     match func {
         Expr::Attribute(a) => match &*a.value {
-            Expr::Name(n) => Some(n.id.as_str()),
+            Expr::Name(n) if n.id.as_str() == "cls" => {
+                Some(class.map_or("cls", String::as_str).to_string())
+            }
+            Expr::Name(n) => Some(n.id.to_string()),
             _ => None,
         },
         _ => None,
@@ -206,6 +252,79 @@ pub fn spreads(call: &ast::ExprCall) -> bool {
 struct Collector {
     index: CallIndex,
     frozen: u32,
+    /// The classes whose bodies hold the statement, innermost last.
+    class: Vec<String>,
+}
+
+/// Adds the names `body` binds in its own scope to `names`: those of `def`, `class`,
+/// assignments and imports, also in the blocks of `if`, `for`, `while`, `with` and
+/// `try` (not in nested functions or classes).
+fn bound_in(body: &[Stmt], names: &mut FastSet<String>) {
+    fn target(expr: &Expr, names: &mut FastSet<String>) {
+        match expr {
+            Expr::Name(n) => {
+                names.insert(n.id.to_string());
+            }
+            Expr::Tuple(t) => t.elts.iter().for_each(|e| target(e, names)),
+            Expr::List(l) => l.elts.iter().for_each(|e| target(e, names)),
+            Expr::Starred(s) => target(&s.value, names),
+            _ => {}
+        }
+    }
+    for stmt in body {
+        match stmt {
+            Stmt::FunctionDef(f) => {
+                names.insert(f.name.to_string());
+            }
+            Stmt::AsyncFunctionDef(f) => {
+                names.insert(f.name.to_string());
+            }
+            Stmt::ClassDef(c) => {
+                names.insert(c.name.to_string());
+            }
+            Stmt::Assign(a) => a.targets.iter().for_each(|t| target(t, names)),
+            Stmt::AnnAssign(a) => target(&a.target, names),
+            Stmt::Import(i) => names.extend(i.names.iter().map(|a| {
+                let name = a.asname.as_ref().unwrap_or(&a.name);
+                name.split('.').next().unwrap_or_default().to_string()
+            })),
+            Stmt::ImportFrom(i) => names.extend(
+                i.names
+                    .iter()
+                    .map(|a| a.asname.as_ref().unwrap_or(&a.name).to_string()),
+            ),
+            Stmt::If(s) => {
+                bound_in(&s.body, names);
+                bound_in(&s.orelse, names);
+            }
+            Stmt::For(s) => {
+                target(&s.target, names);
+                bound_in(&s.body, names);
+                bound_in(&s.orelse, names);
+            }
+            Stmt::AsyncFor(s) => {
+                target(&s.target, names);
+                bound_in(&s.body, names);
+                bound_in(&s.orelse, names);
+            }
+            Stmt::While(s) => {
+                bound_in(&s.body, names);
+                bound_in(&s.orelse, names);
+            }
+            Stmt::With(s) => bound_in(&s.body, names),
+            Stmt::AsyncWith(s) => bound_in(&s.body, names),
+            Stmt::Try(s) => {
+                bound_in(&s.body, names);
+                s.handlers.iter().for_each(|h| {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    bound_in(&h.body, names);
+                });
+                bound_in(&s.orelse, names);
+                bound_in(&s.finalbody, names);
+            }
+            _ => {}
+        }
+    }
 }
 
 impl VisitorMut for Collector {
@@ -220,24 +339,17 @@ impl VisitorMut for Collector {
         if let Stmt::ClassDef(c) = &*stmt {
             let info = self.index.classes.entry(c.name.to_string()).or_default();
             info.decorated |= !c.decorator_list.is_empty();
-            info.bases.extend(c.bases.iter().filter_map(|b| match b {
+            info.bases.extend(c.bases.iter().map(|b| match b {
                 Expr::Name(n) => Some(n.id.to_string()),
                 _ => None,
             }));
-            for inner in &c.body {
-                let bound = match inner {
-                    Stmt::FunctionDef(f) => Some(f.name.as_str()),
-                    Stmt::AsyncFunctionDef(f) => Some(f.name.as_str()),
-                    Stmt::Assign(a) => match a.targets.first() {
-                        Some(Expr::Name(n)) => Some(n.id.as_str()),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                info.defines.extend(bound.map(str::to_string));
-            }
+            bound_in(&c.body, &mut info.defines);
+            self.class.push(c.name.to_string());
+            walk::walk_stmt(self, stmt);
+            self.class.pop();
+        } else {
+            walk::walk_stmt(self, stmt);
         }
-        walk::walk_stmt(self, stmt);
         self.frozen -= u32::from(frozen);
     }
 
@@ -257,7 +369,7 @@ impl VisitorMut for Collector {
         if let Expr::Call(call) = &*expr {
             if let Some(callee) = callee(&call.func) {
                 let shape = CallShape {
-                    receiver: receiver(&call.func).map(str::to_string),
+                    receiver: receiver(&call.func, self.class.last()),
                     positional: positional(&call.args),
                     keywords: call
                         .keywords
@@ -283,10 +395,10 @@ pub struct DefContext {
     pub class: Option<String>,
     /// `class` and the classes that inherit this method from it
     /// ([`CallIndex::family`]; empty outside a class).
-    pub family: Vec<String>,
+    pub family: Rc<[String]>,
     /// Every class of the module, the family's too: a call through one outside the
     /// family calls another class's method.
-    pub classes: Vec<String>,
+    pub classes: Rc<[String]>,
     /// How a method in `class` binds its first parameter.
     pub kind: MethodKind,
 }
@@ -335,8 +447,8 @@ impl DefContext {
                 // Calls through the class pass an instance method's first parameter.
                 let (others, through_class) = match self.kind {
                     MethodKind::Instance => (
-                        Receiver::Except(self.classes.clone()),
-                        Some((attr.clone(), Receiver::Only(self.family.clone()), index)),
+                        Receiver::Except(Rc::clone(&self.classes)),
+                        Some((attr.clone(), Receiver::Only(Rc::clone(&self.family)), index)),
                     ),
                     _ => (Receiver::Any, None),
                 };
@@ -381,14 +493,12 @@ impl DefContext {
         class: &str,
         index: Option<usize>,
     ) -> Vec<(Callee, Receiver, Option<usize>)> {
-        let names = if self.family.is_empty() {
-            vec![class.to_string()]
-        } else {
-            self.family.clone()
-        };
-        names
-            .into_iter()
-            .map(|name| (Callee::Name(name), Receiver::Any, index))
+        if self.family.is_empty() {
+            return vec![(Callee::Name(class.to_string()), Receiver::Any, index)];
+        }
+        self.family
+            .iter()
+            .map(|name| (Callee::Name(name.clone()), Receiver::Any, index))
             .collect()
     }
 }
@@ -416,27 +526,42 @@ pub fn def_context(stmt: &Stmt, class: Option<&str>, calls: &CallIndex) -> Optio
     Some(DefContext {
         name: name.to_string(),
         class: class.map(str::to_string),
-        family: class.map_or_else(Vec::new, |c| calls.family(c, name)),
-        classes: class.map_or_else(Vec::new, |c| calls.classes_and(c)),
+        family: class.map_or_else(|| Rc::from([]), |c| calls.family(c, name)),
+        classes: class.map_or_else(|| Rc::from([]), |c| calls.classes_and(c)),
         kind,
     })
 }
 
 /// Removes, at every call, the arguments `targets` name.
 pub fn remove_call_args(body: &mut Vec<Stmt>, targets: &[ParamTarget]) {
-    let mut remover = Remover { targets };
+    let mut remover = Remover {
+        targets,
+        class: Vec::new(),
+    };
     remover.body(body);
 }
 
 struct Remover<'a> {
     targets: &'a [ParamTarget],
+    /// The classes whose bodies hold the statement, innermost last.
+    class: Vec<String>,
 }
 
 impl VisitorMut for Remover<'_> {
+    fn stmt(&mut self, stmt: &mut Stmt) {
+        if let Stmt::ClassDef(c) = &*stmt {
+            self.class.push(c.name.to_string());
+            walk::walk_stmt(self, stmt);
+            self.class.pop();
+        } else {
+            walk::walk_stmt(self, stmt);
+        }
+    }
+
     fn expr(&mut self, expr: &mut Expr) {
         if let Expr::Call(call) = expr {
             if let Some(callee) = callee(&call.func) {
-                let receiver = receiver(&call.func).map(str::to_string);
+                let receiver = receiver(&call.func, self.class.last());
                 edit_call(call, &callee, receiver.as_deref(), self.targets);
             }
         }

@@ -42,6 +42,17 @@ class Node:
 class Add(Node):
     pass
 add = Add('+', 2)
+class Mixin:
+    def __init__(self, flag):
+        self.flag = flag
+class Both(Mixin, Node):
+    pass
+both = Both(True)
+class Cond(T):
+    if True:
+        def area(self, unit):
+            return unit
+Cond.area(sq, 'x')
 class P:
     def __new__(cls, value, tag):
         return object.__new__(cls)
