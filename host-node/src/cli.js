@@ -438,7 +438,7 @@ function notReproducedLine(result, args) {
   const { original, result: final } = result.failure;
   const head =
     `wrote ${args.output}, but it did NOT reproduce in ${final?.runs ?? 1} runs on its own` +
-    (args.warmUp ? ` (without ${args.warmUp}, which the workers ran first)` : '');
+    (args.warmUp && !result.warmUpDropped ? ` (without ${args.warmUp}, which the workers ran first)` : '');
   if (!final || !original || final.kind === original.kind) {
     return `${head}: the failure may be flaky (see --retries)`;
   }

@@ -153,6 +153,27 @@ describe('--launcher: the template', () => {
     assert.match(warned[1], /autodd-remote-/, 'it ran in the private folder of the other side');
   });
 
+  test('--warm-up that ends the worker there is dropped, not blamed on the launcher', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'prog.py'), 'unused = 1\nprint("REMOTE-" + "BUG")\n');
+    fs.writeFileSync(path.join(dir, 'warm.py'), 'import os\nos._exit(3)\n');
+    const run = await runCli(
+      ['prog.py', '--err-msg', 'REMOTE-BUG', '-o', 'out.py', '-j', '2', '--launcher', 'env'].concat([
+        '--warm-up',
+        'warm.py',
+        '--report',
+        'r.json',
+      ]),
+      { cwd: dir },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const warnings = run.stderr.match(/did not start with the warm-up program/g) ?? [];
+    assert.equal(warnings.length, 1, run.stderr);
+    assert.doesNotMatch(run.stderr, /through the launcher|preloading is off/);
+    assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8')).warmUpDropped, true);
+    assert.doesNotMatch(fs.readFileSync(path.join(dir, 'out.py'), 'utf8'), /unused/);
+  });
+
   test('--stdin: every run on the other side reads the file given here', async () => {
     const dir = tempDir();
     fs.writeFileSync(

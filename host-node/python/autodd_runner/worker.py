@@ -19,6 +19,8 @@ its stderr so nothing printed by an imported module can corrupt the protocol).
           "prefork": bool (optional: see Zygote),
           "hugePages": false (optional: do not collapse_heap),
           "warmUp": {"source": TEXT, "name": NAME} (optional: see warm_up_with)}
+  worker {"event": "warming"}, before it runs the warm-up program (if any): a worker
+          that ends after it ended in the warm-up, not at its start
   worker {"event": "ready", "preloaded": [...], "failed": [[module, error], ...],
           "skipped": [[module, why], ...] (left for each candidate to import),
           "cpus": [cpu, ...] | null (the CPUs it keeps to; null: all it may use),
@@ -410,7 +412,10 @@ def main(home=None):
         sandbox.overlaid(init["sandbox"]["writable"])
     loaded, failed, skipped = preload(init.get("preload", []), init.get("programDir"))
     warm = init.get("warmUp")
-    warm_error = warm_up_with(warm["source"], warm["name"]) if warm else None
+    warm_error = None
+    if warm:
+        control.send({"event": "warming"})
+        warm_error = warm_up_with(warm["source"], warm["name"])
     # The modules beside the program, compiled once here rather than by every
     # isolated candidate that imports them (see precompile). Unisolated, or through a
     # launcher, candidates share a folder, where the first import leaves the cache.

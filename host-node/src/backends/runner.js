@@ -112,6 +112,8 @@ class Worker {
     this.warmUpError = null;
     /** Whether it said it was ready. */
     this.started = false;
+    /** Whether it said it got as far as the warm-up program. */
+    this.warming = false;
 
     const [command, ...args] = launch ? launch.argv : [workspace.python, WORKER];
     this.proc = spawn(command, args, {
@@ -189,6 +191,10 @@ class Worker {
       message = JSON.parse(line);
     } catch {
       return; // not ours; the protocol channel is private, so this should not happen
+    }
+    if (message.event === 'warming') {
+      this.warming = true;
+      return;
     }
     if (message.event === 'ready') {
       this.failedImports = message.failed.map((/** @type {[string, string]} */ [m, e]) => `${m} (${e})`);
@@ -514,6 +520,8 @@ export class RunnerBackend {
   async start(slot) {
     for (;;) {
       if (this.closed) return undefined;
+      // Read once: another slot's worker may drop it while this one starts.
+      const warmUp = this.warmUp;
       const worker = new Worker({
         workspace: this.workspace,
         needle: this.needle,
@@ -525,7 +533,7 @@ export class RunnerBackend {
         memoryLimit: this.memoryLimit,
         prefork: this.prefork,
         hugePages: this.hugePages,
-        warmUp: this.warmUp,
+        warmUp,
         sandbox: this.workspace.sandbox(slot),
         programDir: this.workspace.programDir,
         stdin: this.workspace.stdin,
@@ -556,7 +564,7 @@ export class RunnerBackend {
         }
         return worker;
       }
-      if (this.launcher && !worker.stderr.text().includes('Traceback')) {
+      if (this.launcher && !worker.warming && !worker.stderr.text().includes('Traceback')) {
         // Not Python's failure but the launcher's (a host down, a refused key): say so.
         const why = worker.stderr.text().trim().split('\n').slice(-2).join(' | ');
         if (!this.failedStarts.has(slot)) {
@@ -567,12 +575,15 @@ export class RunnerBackend {
         }
         return undefined;
       }
-      if (this.warmUp) {
-        // The warm-up exited, crashed or outlasted the time a worker has to start.
-        this.onWarning(
-          `the Python worker did not start with the warm-up program ${this.warmUp.name} ` +
-            `(it exited, crashed or took over ${this.startTimeoutMs / 1000} s); going on without it`,
-        );
+      if (warmUp) {
+        // The warm-up exited, crashed or outlasted the time a worker has to start
+        // (warned once: with -j N, each slot's worker ran into it).
+        if (this.warmUp) {
+          this.onWarning(
+            `the Python worker did not start with the warm-up program ${warmUp.name} ` +
+              `(it exited, crashed or took over ${this.startTimeoutMs / 1000} s); going on without it`,
+          );
+        }
         this.warmUp = undefined;
         continue;
       }
