@@ -164,7 +164,9 @@ pub fn find_sites(
         } else {
             AttrIndex::default()
         },
-        classes: if kinds.contains(Rewrite::FieldWithArgsRemover) {
+        classes: if kinds.contains(Rewrite::FieldWithArgsRemover)
+            || kinds.contains(Rewrite::ParamWithArgsRemover)
+        {
             ClassIndex::of(&mut scratch)
         } else {
             ClassIndex::default()
@@ -446,7 +448,7 @@ impl VisitorMut for Finder {
             | Stmt::AsyncFunctionDef(ast::StmtAsyncFunctionDef { args, .. }) => {
                 let args: *const ast::Arguments = &**args;
                 self.def_args =
-                    def_context(stmt, outer_class.as_deref(), &self.calls).map(|ctx| (args, ctx));
+                    def_context(stmt, outer_class.as_deref(), &self.classes).map(|ctx| (args, ctx));
             }
             Stmt::ClassDef(c) => self.class = Some(c.name.to_string()),
             // A `def` under an `if` in a class body is still a method.

@@ -11,7 +11,7 @@
 //! shift, a `@staticmethod`'s never do); `__init__`'s are calls of
 //! its class's name and `….__init__(…)`. A class of the module that inherits the
 //! method counts as its class (`Sub(…)`, `Sub.method(obj, …)`; see
-//! [`CallIndex::family`]), `cls` in a class's body reads as that class, and a call
+//! [`ClassIndex::family`]), `cls` in a class's body reads as that class, and a call
 //! through another class of the module is not an instance method's. A wrong match
 //! only makes a candidate that fails.
 
@@ -21,6 +21,7 @@ use crate::hash::{FastMap, FastSet};
 
 use crate::freeze;
 use crate::parse::ast::{self, Expr, Stmt};
+use crate::rewrites::fields::ClassIndex;
 use crate::walk::{self, ListKind, VisitorMut};
 
 /// How calls name their callee.
@@ -34,7 +35,7 @@ pub enum Callee {
 
 /// Which of a callee's attribute calls an entry of a [`ParamTarget`] covers, by the
 /// name the attribute is read on (`T` in `T.gemm(…)`): any, or only or all but those
-/// through a class of a [`CallIndex::family`].
+/// through a class of a [`ClassIndex::family`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Receiver {
     Any,
@@ -92,24 +93,6 @@ pub struct CallIndex {
     /// How many times each name is read, and bound by a name target.
     reads: FastMap<String, u32>,
     stores: FastMap<String, u32>,
-    /// The module's classes by name, for [`CallIndex::family`].
-    classes: FastMap<String, ClassInfo>,
-    /// Their names, sorted.
-    class_names: Rc<[String]>,
-}
-
-/// What a `class` statement says of its methods' calls (merged for a name that more
-/// than one statement binds).
-#[derive(Debug, Default)]
-struct ClassInfo {
-    /// Its bases in order: the names, `None` for another expression (`mod.Base`).
-    bases: Vec<Option<String>>,
-    /// The names its body binds (`def`, assignments, imports, also under `if`, `for`,
-    /// `while`, `with` and `try`).
-    defines: FastSet<String>,
-    /// Whether it is decorated: a decorator may make methods of its own
-    /// (`@dataclass` makes `__init__`).
-    decorated: bool,
 }
 
 impl CallIndex {
@@ -122,76 +105,7 @@ impl CallIndex {
             class: Vec::new(),
         };
         collector.body(body);
-        let mut index = collector.index;
-        let mut names: Vec<String> = index.classes.keys().cloned().collect();
-        names.sort_unstable();
-        index.class_names = names.into();
-        index
-    }
-
-    /// `class` and the classes that inherit its `method` from it, by the order
-    /// Python looks up a method in: undecorated, defining no `method` of their own,
-    /// and whose first base that may hold it is of the family. A base that is not a
-    /// class of the module (`Exception`, `mod.Base`) may hold it, `object` does not; a
-    /// class of the module holds it when it defines it or one of its bases may hold
-    /// it. `Sub.method(obj, …)` and `Sub(…)` call `class`'s method (or `__init__`)
-    /// then. Sorted, `class` included.
-    pub fn family(&self, class: &str, method: &str) -> Rc<[String]> {
-        let mut family = vec![class.to_string()];
-        loop {
-            let before = family.len();
-            for (name, info) in &self.classes {
-                if info.decorated || info.defines.contains(method) || family.contains(name) {
-                    continue;
-                }
-                let first = info
-                    .bases
-                    .iter()
-                    .find(|b| self.may_hold(b.as_deref(), method, &mut Vec::new()));
-                if first.is_some_and(|b| b.as_ref().is_some_and(|b| family.contains(b))) {
-                    family.push(name.clone());
-                }
-            }
-            if family.len() == before {
-                family.sort_unstable();
-                return family.into();
-            }
-        }
-    }
-
-    /// Whether the base `base` may hold `method` (see [`CallIndex::family`]);
-    /// `seen` guards against classes that name each other as bases.
-    fn may_hold(&self, base: Option<&str>, method: &str, seen: &mut Vec<String>) -> bool {
-        let Some(base) = base else {
-            return true;
-        };
-        if base == "object" {
-            return false;
-        }
-        let Some(info) = self.classes.get(base) else {
-            return true;
-        };
-        if info.defines.contains(method) || info.decorated {
-            return true;
-        }
-        if seen.iter().any(|s| s == base) {
-            return false;
-        }
-        seen.push(base.to_string());
-        info.bases
-            .iter()
-            .any(|b| self.may_hold(b.as_deref(), method, seen))
-    }
-
-    /// The names of the module's classes and `class`, sorted.
-    pub fn classes_and(&self, class: &str) -> Rc<[String]> {
-        if self.classes.contains_key(class) {
-            return Rc::clone(&self.class_names);
-        }
-        let mut names = self.class_names.to_vec();
-        names.push(class.to_string());
-        names.sort_unstable();
-        names.into()
+        collector.index
     }
 
     /// Whether some call passes an argument for `target` (so plain parameter
@@ -256,77 +170,6 @@ struct Collector {
     class: Vec<String>,
 }
 
-/// Adds the names `body` binds in its own scope to `names`: those of `def`, `class`,
-/// assignments and imports, also in the blocks of `if`, `for`, `while`, `with` and
-/// `try` (not in nested functions or classes).
-fn bound_in(body: &[Stmt], names: &mut FastSet<String>) {
-    fn target(expr: &Expr, names: &mut FastSet<String>) {
-        match expr {
-            Expr::Name(n) => {
-                names.insert(n.id.to_string());
-            }
-            Expr::Tuple(t) => t.elts.iter().for_each(|e| target(e, names)),
-            Expr::List(l) => l.elts.iter().for_each(|e| target(e, names)),
-            Expr::Starred(s) => target(&s.value, names),
-            _ => {}
-        }
-    }
-    for stmt in body {
-        match stmt {
-            Stmt::FunctionDef(f) => {
-                names.insert(f.name.to_string());
-            }
-            Stmt::AsyncFunctionDef(f) => {
-                names.insert(f.name.to_string());
-            }
-            Stmt::ClassDef(c) => {
-                names.insert(c.name.to_string());
-            }
-            Stmt::Assign(a) => a.targets.iter().for_each(|t| target(t, names)),
-            Stmt::AnnAssign(a) => target(&a.target, names),
-            Stmt::Import(i) => names.extend(i.names.iter().map(|a| {
-                let name = a.asname.as_ref().unwrap_or(&a.name);
-                name.split('.').next().unwrap_or_default().to_string()
-            })),
-            Stmt::ImportFrom(i) => names.extend(
-                i.names
-                    .iter()
-                    .map(|a| a.asname.as_ref().unwrap_or(&a.name).to_string()),
-            ),
-            Stmt::If(s) => {
-                bound_in(&s.body, names);
-                bound_in(&s.orelse, names);
-            }
-            Stmt::For(s) => {
-                target(&s.target, names);
-                bound_in(&s.body, names);
-                bound_in(&s.orelse, names);
-            }
-            Stmt::AsyncFor(s) => {
-                target(&s.target, names);
-                bound_in(&s.body, names);
-                bound_in(&s.orelse, names);
-            }
-            Stmt::While(s) => {
-                bound_in(&s.body, names);
-                bound_in(&s.orelse, names);
-            }
-            Stmt::With(s) => bound_in(&s.body, names),
-            Stmt::AsyncWith(s) => bound_in(&s.body, names),
-            Stmt::Try(s) => {
-                bound_in(&s.body, names);
-                s.handlers.iter().for_each(|h| {
-                    let ast::ExceptHandler::ExceptHandler(h) = h;
-                    bound_in(&h.body, names);
-                });
-                bound_in(&s.orelse, names);
-                bound_in(&s.finalbody, names);
-            }
-            _ => {}
-        }
-    }
-}
-
 impl VisitorMut for Collector {
     fn stmt(&mut self, stmt: &mut Stmt) {
         let frozen = freeze::is_freeze_with(stmt);
@@ -337,13 +180,6 @@ impl VisitorMut for Collector {
             entry.1 |= self.frozen > 0;
         }
         if let Stmt::ClassDef(c) = &*stmt {
-            let info = self.index.classes.entry(c.name.to_string()).or_default();
-            info.decorated |= !c.decorator_list.is_empty();
-            info.bases.extend(c.bases.iter().map(|b| match b {
-                Expr::Name(n) => Some(n.id.to_string()),
-                _ => None,
-            }));
-            bound_in(&c.body, &mut info.defines);
             self.class.push(c.name.to_string());
             walk::walk_stmt(self, stmt);
             self.class.pop();
@@ -394,7 +230,7 @@ pub struct DefContext {
     /// The class whose body holds the `def` directly.
     pub class: Option<String>,
     /// `class` and the classes that inherit this method from it
-    /// ([`CallIndex::family`]; empty outside a class).
+    /// ([`ClassIndex::family`]; empty outside a class).
     pub family: Rc<[String]>,
     /// Every class of the module, the family's too: a call through one outside the
     /// family calls another class's method.
@@ -504,8 +340,8 @@ impl DefContext {
 }
 
 /// The `def` context of a statement directly in the body of `class` (if any);
-/// `calls` gives the classes that inherit the method.
-pub fn def_context(stmt: &Stmt, class: Option<&str>, calls: &CallIndex) -> Option<DefContext> {
+/// `classes` gives the classes that inherit the method.
+pub fn def_context(stmt: &Stmt, class: Option<&str>, classes: &ClassIndex) -> Option<DefContext> {
     let (name, decorators) = match stmt {
         Stmt::FunctionDef(s) => (s.name.as_str(), &s.decorator_list),
         Stmt::AsyncFunctionDef(s) => (s.name.as_str(), &s.decorator_list),
@@ -526,8 +362,8 @@ pub fn def_context(stmt: &Stmt, class: Option<&str>, calls: &CallIndex) -> Optio
     Some(DefContext {
         name: name.to_string(),
         class: class.map(str::to_string),
-        family: class.map_or_else(|| Rc::from([]), |c| calls.family(c, name)),
-        classes: class.map_or_else(|| Rc::from([]), |c| calls.classes_and(c)),
+        family: class.map_or_else(|| Rc::from([]), |c| classes.family(c, name)),
+        classes: class.map_or_else(|| Rc::from([]), |c| classes.classes_and(c)),
         kind,
     })
 }

@@ -9,17 +9,23 @@
 //! constructed the same way. Classes are matched by name, as calls are (see
 //! [`super::calls`]): a wrong match only makes a candidate that fails.
 
-use crate::hash::FastMap;
+use std::rc::Rc;
+
+use crate::hash::{FastMap, FastSet};
 use crate::parse::ast::{self, Expr, Stmt};
 use crate::rewrites::calls::{Callee, ParamTarget, Receiver};
 use crate::walk::{self, VisitorMut};
 
-/// What the module's classes tell about their constructors.
+/// What the module's classes tell about their constructors and methods: read by
+/// this rewrite (a dataclass's fields) and by `param-with-args-remover` (which
+/// classes inherit a method, [`ClassIndex::family`]), one index for both.
 #[derive(Debug, Default)]
 pub struct ClassIndex {
     classes: FastMap<String, ClassInfo>,
     /// For each base name, the classes that name it as a base.
     subclasses: FastMap<String, Vec<String>>,
+    /// The classes' names, sorted.
+    class_names: Rc<[String]>,
 }
 
 #[derive(Debug, Default)]
@@ -33,8 +39,14 @@ struct ClassInfo {
     kw_only: bool,
     /// Defines `__init__` in its body.
     own_init: bool,
-    /// The names of its bases.
-    bases: Vec<String>,
+    /// Its bases in order: the names, `None` for another expression (`mod.Base`).
+    bases: Vec<Option<String>>,
+    /// The names its body binds (`def`, assignments, imports, also under `if`, `for`,
+    /// `while`, `with` and `try`).
+    defines: FastSet<String>,
+    /// Whether it is decorated: a decorator may make methods of its own
+    /// (`@dataclass` makes `__init__`).
+    decorated: bool,
     /// Its fields that `__init__` takes, in order.
     fields: Vec<String>,
 }
@@ -45,12 +57,84 @@ impl ClassIndex {
         let mut index = ClassIndex::default();
         index.body(body);
         for (name, info) in &index.classes {
-            for base in &info.bases {
+            for base in info.bases.iter().flatten() {
                 let entry = index.subclasses.entry(base.clone()).or_default();
                 entry.push(name.clone());
             }
         }
+        let mut names: Vec<String> = index.classes.keys().cloned().collect();
+        names.sort_unstable();
+        index.class_names = names.into();
         index
+    }
+
+    /// `class` and the classes that inherit its `method` from it, by the order
+    /// Python looks up a method in: undecorated, defining no `method` of their own,
+    /// and whose first base that may hold it is of the family. A base that is not a
+    /// class of the module (`Exception`, `mod.Base`) may hold it, `object` does not; a
+    /// class of the module holds it when it defines it or one of its bases may hold
+    /// it. `Sub.method(obj, …)` and `Sub(…)` call `class`'s method (or `__init__`)
+    /// then. Sorted, `class` included.
+    pub fn family(&self, class: &str, method: &str) -> Rc<[String]> {
+        let mut family = vec![class.to_string()];
+        loop {
+            let before = family.len();
+            for (name, info) in &self.classes {
+                if info.repeated
+                    || info.decorated
+                    || info.defines.contains(method)
+                    || family.contains(name)
+                {
+                    continue;
+                }
+                let first = info
+                    .bases
+                    .iter()
+                    .find(|b| self.may_hold(b.as_deref(), method, &mut Vec::new()));
+                if first.is_some_and(|b| b.as_ref().is_some_and(|b| family.contains(b))) {
+                    family.push(name.clone());
+                }
+            }
+            if family.len() == before {
+                family.sort_unstable();
+                return family.into();
+            }
+        }
+    }
+
+    /// Whether the base `base` may hold `method` (see [`ClassIndex::family`]);
+    /// `seen` guards against classes that name each other as bases.
+    fn may_hold(&self, base: Option<&str>, method: &str, seen: &mut Vec<String>) -> bool {
+        let Some(base) = base else {
+            return true;
+        };
+        if base == "object" {
+            return false;
+        }
+        let Some(info) = self.classes.get(base) else {
+            return true;
+        };
+        if info.repeated || info.defines.contains(method) || info.decorated {
+            return true;
+        }
+        if seen.iter().any(|s| s == base) {
+            return false;
+        }
+        seen.push(base.to_string());
+        info.bases
+            .iter()
+            .any(|b| self.may_hold(b.as_deref(), method, seen))
+    }
+
+    /// The names of the module's classes and `class`, sorted.
+    pub fn classes_and(&self, class: &str) -> Rc<[String]> {
+        if self.classes.contains_key(class) {
+            return Rc::clone(&self.class_names);
+        }
+        let mut names = self.class_names.to_vec();
+        names.push(class.to_string());
+        names.sort_unstable();
+        names.into()
     }
 
     /// How `class` is constructed with `field`: at which position (`None`: by
@@ -92,7 +176,7 @@ impl ClassIndex {
             return None;
         }
         let mut found: Option<Vec<String>> = None;
-        for base in &info.bases {
+        for base in info.bases.iter().flatten() {
             let Some(base_info) = self.classes.get(base) else {
                 continue;
             };
@@ -174,14 +258,16 @@ fn class_info(class: &ast::StmtClassDef) -> ClassInfo {
     }
     // A `typing.NamedTuple` class is constructed from its fields in order, too.
     info.dataclass |= class.bases.iter().any(|b| names(b, "NamedTuple"));
+    info.decorated = !class.decorator_list.is_empty();
     info.bases = class
         .bases
         .iter()
-        .filter_map(|b| match b {
+        .map(|b| match b {
             Expr::Name(n) => Some(n.id.to_string()),
             _ => None,
         })
         .collect();
+    bound_in(&class.body, &mut info.defines);
     for stmt in &class.body {
         match stmt {
             Stmt::FunctionDef(f) if f.name.as_str() == "__init__" => info.own_init = true,
@@ -196,6 +282,77 @@ fn class_info(class: &ast::StmtClassDef) -> ClassInfo {
         }
     }
     info
+}
+
+/// Adds the names `body` binds in its own scope to `names`: those of `def`, `class`,
+/// assignments and imports, also in the blocks of `if`, `for`, `while`, `with` and
+/// `try` (not in nested functions or classes).
+fn bound_in(body: &[Stmt], names: &mut FastSet<String>) {
+    fn target(expr: &Expr, names: &mut FastSet<String>) {
+        match expr {
+            Expr::Name(n) => {
+                names.insert(n.id.to_string());
+            }
+            Expr::Tuple(t) => t.elts.iter().for_each(|e| target(e, names)),
+            Expr::List(l) => l.elts.iter().for_each(|e| target(e, names)),
+            Expr::Starred(s) => target(&s.value, names),
+            _ => {}
+        }
+    }
+    for stmt in body {
+        match stmt {
+            Stmt::FunctionDef(f) => {
+                names.insert(f.name.to_string());
+            }
+            Stmt::AsyncFunctionDef(f) => {
+                names.insert(f.name.to_string());
+            }
+            Stmt::ClassDef(c) => {
+                names.insert(c.name.to_string());
+            }
+            Stmt::Assign(a) => a.targets.iter().for_each(|t| target(t, names)),
+            Stmt::AnnAssign(a) => target(&a.target, names),
+            Stmt::Import(i) => names.extend(i.names.iter().map(|a| {
+                let name = a.asname.as_ref().unwrap_or(&a.name);
+                name.split('.').next().unwrap_or_default().to_string()
+            })),
+            Stmt::ImportFrom(i) => names.extend(
+                i.names
+                    .iter()
+                    .map(|a| a.asname.as_ref().unwrap_or(&a.name).to_string()),
+            ),
+            Stmt::If(s) => {
+                bound_in(&s.body, names);
+                bound_in(&s.orelse, names);
+            }
+            Stmt::For(s) => {
+                target(&s.target, names);
+                bound_in(&s.body, names);
+                bound_in(&s.orelse, names);
+            }
+            Stmt::AsyncFor(s) => {
+                target(&s.target, names);
+                bound_in(&s.body, names);
+                bound_in(&s.orelse, names);
+            }
+            Stmt::While(s) => {
+                bound_in(&s.body, names);
+                bound_in(&s.orelse, names);
+            }
+            Stmt::With(s) => bound_in(&s.body, names),
+            Stmt::AsyncWith(s) => bound_in(&s.body, names),
+            Stmt::Try(s) => {
+                bound_in(&s.body, names);
+                s.handlers.iter().for_each(|h| {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    bound_in(&h.body, names);
+                });
+                bound_in(&s.orelse, names);
+                bound_in(&s.finalbody, names);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// `dataclass` or `dataclasses.dataclass`.

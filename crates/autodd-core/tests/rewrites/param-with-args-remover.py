@@ -53,6 +53,11 @@ class Cond(T):
         def area(self, unit):
             return unit
 Cond.area(sq, 'x')
+class Twice(T):
+    pass
+class Twice(Node):
+    pass
+Twice.area(sq, 'y')
 class P:
     def __new__(cls, value, tag):
         return object.__new__(cls)
