@@ -360,25 +360,33 @@ describe('runner backend: forking ahead', { skip: process.platform !== 'linux' &
         return []; // gone while we looked
       }
     });
-  /** The zygote's one waiting child, once it is there. @param {number} zygote */
-  const spareOf = async (zygote) => {
+  /**
+   * The zygote's one waiting child, once it is there and the candidate that ran last has gone: that
+   * one may still be exiting when its result arrives, before or after the spare is forked.
+   * @param {number} zygote @param {number} last
+   */
+  const spareOf = async (zygote, last) => {
+    const settled = () => {
+      const now = children(zygote);
+      return now.length === 1 && now[0] !== last;
+    };
     // The assertion below says what was there instead.
-    await waitFor(() => children(zygote).length === 1, 2000).catch(() => {});
+    await waitFor(settled, 2000).catch(() => {});
     const waiting = children(zygote);
     assert.equal(waiting.length, 1, `the zygote's children: ${waiting}`);
+    assert.notEqual(waiting[0], last, 'the candidate that ran is gone');
     return waiting[0];
   };
 
   test("the next candidate's process is forked before it is asked for, and runs it", async () => {
     const [first, zygote] = await ran();
-    const spare = await spareOf(zygote);
-    assert.notEqual(spare, first);
+    const spare = await spareOf(zygote, first);
     assert.deepEqual(await ran(), [spare, zygote], 'the process forked ahead ran the candidate');
   });
 
   test('a process forked ahead that died is replaced when a candidate is due', async () => {
-    const [, zygote] = await ran();
-    const spare = await spareOf(zygote);
+    const [last, zygote] = await ran();
+    const spare = await spareOf(zygote, last);
     process.kill(spare, 'SIGKILL');
     await waitFor(() => !children(zygote).includes(spare), 2000).catch(() => {});
     assert.ok(!children(zygote).includes(spare), 'the process forked ahead is gone');
