@@ -50,7 +50,9 @@ export type HostErrorCode =
   /** The original program is not interesting (does not print errMsg, or isInteresting rejects it). */
   | 'not-reproduced'
   /** The wasm engine was not built: run scripts/build-wasm.sh nodejs. */
-  | 'wasm-missing';
+  | 'wasm-missing'
+  /** Every job lost its worker (a launcher's host gone) and none could be started again. */
+  | 'workers-lost';
 
 /** `internal` is a bug, never thrown as an `AutoddError`. */
 export type ErrorCode = Exclude<EngineErrorCode, 'internal'> | HostErrorCode;

@@ -182,6 +182,18 @@ export class Launcher {
   }
 
   /**
+   * This launcher as job `slot` uses it, for a backend of one job: what runs a program
+   * on that job's host (the final check, on a host the reduction still uses).
+   * @param {number} slot
+   * @returns {Launcher}
+   */
+  only(slot) {
+    const one = Object.create(this);
+    one.hosts = this.hosts.length ? [this.host(slot)] : [];
+    return one;
+  }
+
+  /**
    * How job `slot` runs a program there, as the final check says it: the launcher and
    * the interpreter, without the worker's start.
    * @param {number} slot

@@ -129,6 +129,8 @@ export async function reducePython(options) {
   let cpuShares;
   /** The runner's restarted workers and dropped jobs (see `launcher`). */
   let restarts = () => ({ restarts: 0, droppedJobs: /** @type {number[]} */ ([]) });
+  /** The jobs still running candidates (the runner drops a job whose worker is lost). */
+  let liveJobs = () => Array.from({ length: jobs }, (_, slot) => slot);
   /** @type {(() => number | null | undefined) | undefined} the runner's data limit */
   let dataLimit;
   /** @type {(() => (number | undefined)[]) | undefined} the runner's heaps in huge pages */
@@ -198,6 +200,8 @@ export async function reducePython(options) {
           restarts: backend.restarts,
           droppedJobs: [...backend.dropped].map((s) => s + 1),
         });
+        liveJobs = () =>
+          Array.from({ length: jobs }, (_, slot) => slot).filter((s) => !backend.dropped.has(s));
       }
       if ('cpuShares' in backend) cpuShares = () => backend.cpuShares();
       if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
@@ -243,9 +247,12 @@ export async function reducePython(options) {
         const shim = text.includes('__freeze__');
         if (launcher) {
           // The user's own run is one on the cluster: a new worker through the launcher,
-          // where job 1 runs, which runs nothing else.
+          // where a job still in the reduction runs (job 1 unless it was dropped), which
+          // runs nothing else.
+          const live = liveJobs();
+          const there = launcher.only(live.length ? live[job % live.length] : 0);
           finalCheck = {
-            command: [...launcher.command(0), path.basename(target ?? workspace.file(0))],
+            command: [...there.command(0), path.basename(target ?? workspace.file(0))],
             cwd: 'a private temporary folder there',
             isolated: false,
             freezeShim: shim,
@@ -259,7 +266,7 @@ export async function reducePython(options) {
             jobs: 1,
             cpuAffinity: false,
             hugePages: options.hugePages !== false,
-            launcher,
+            launcher: there,
             onWarning: warn,
           });
           fresh.limitTimeout(ms);

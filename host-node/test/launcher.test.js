@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Launcher, splitWords } from '../src/launcher.js';
-import { EXAMPLE, HAVE_ENGINE, runCli, tempDir, waitFor } from './helpers.js';
+import { EXAMPLE, HAVE_ENGINE, processesWithMark, runCli, runPython, tempDir, waitFor } from './helpers.js';
 
 const SSHD = '/usr/sbin/sshd';
 const MSG = 'K shape check failed';
@@ -258,6 +258,105 @@ function remoteFolders() {
 async function nothingLeft() {
   await waitFor(() => launched('any').length === 0 && remoteFolders().length === 0, 5000);
 }
+
+describe(
+  '--launcher: a host that goes down for good',
+  { skip: !HAVE_ENGINE && 'wasm engine not built' },
+  () => {
+    /** @type {string} */
+    let dir;
+    /** @type {string} */
+    let local;
+    /** @type {string} the launcher's script: `sh SCRIPT HOST COMMAND…` */
+    let script;
+
+    before(async () => {
+      dir = tempDir();
+      fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
+      // The launcher runs the worker here, on whichever "host". One named down-… lets
+      // its first worker start, writes down which process that worker is, and then
+      // refuses every start, as ssh does once the host has gone away.
+      script = path.join(dir, 'launch.sh');
+      fs.writeFileSync(
+        script,
+        [
+          'host=$1; shift',
+          `state=${dir}/$host`,
+          'case $host in down-*)',
+          '  if [ -e "$state.pid" ]; then echo "ssh: connect to host $host port 22: No route to host" >&2; exit 255; fi',
+          'esac',
+          'echo $$ > "$state.pid"',
+          'exec "$@"',
+          '',
+        ].join('\n'),
+      );
+      const run = await runCli(['prog.py', '--err-msg', MSG, '-o', 'local.py', '-j', '2'], { cwd: dir });
+      assert.equal(run.code, 0, run.stderr);
+      local = fs.readFileSync(path.join(dir, 'local.py'), 'utf8');
+    });
+
+    /**
+     * Reduces the example through the launcher to `hosts`, killing the worker of the
+     * first host once 5 candidates were accepted.
+     * @param {string} out
+     * @param {string[]} hosts
+     */
+    const reduceLosing = async (out, hosts) => {
+      let killed = false;
+      const pidFile = path.join(dir, `${hosts[0]}.pid`);
+      const run = await runCli(
+        [
+          'prog.py',
+          '--err-msg',
+          MSG,
+          '-o',
+          out,
+          '-j',
+          String(hosts.length),
+          '--report',
+          `${out}.json`,
+        ].concat(['--launcher', `sh ${script} {host}`, '--hosts', hosts.join(',')]),
+        {
+          cwd: dir,
+          onStderr: (text) => {
+            if (killed || (text.match(/accepted #/g) ?? []).length < 5 || !fs.existsSync(pidFile)) return;
+            killed = true;
+            process.kill(Number(fs.readFileSync(pidFile, 'utf8')), 'SIGKILL');
+          },
+        },
+      );
+      assert.equal(killed, true, 'the worker was killed');
+      await waitFor(() => processesWithMark(run.mark).length === 0, 5000);
+      return run;
+    };
+
+    test('its job is dropped, the others end with the same result, checked on a live host', async () => {
+      const run = await reduceLosing('dropped.py', ['down-1', 'up']);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /job 1 \(down-1\) dropped: its worker died and could not be started again/);
+      assert.equal(fs.readFileSync(path.join(dir, 'dropped.py'), 'utf8'), local);
+      // Job 1's host is gone: the final check ran where job 2 runs.
+      assert.match(run.stderr, /final check: sh \S+ up python3 dropped\.py/);
+      const report = JSON.parse(fs.readFileSync(path.join(dir, 'dropped.py.json'), 'utf8'));
+      assert.deepEqual(report.droppedJobs, [1]);
+      assert.equal(report.reproduced, true);
+    });
+
+    test('with no job left, the reduction stops with one line and the best program so far', async () => {
+      const run = await reduceLosing('stopped.py', ['down-2']);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(
+        run.stderr,
+        /^autodd: error: job 1 \(down-2\) lost its worker and could not start it again .*no other job is left/m,
+      );
+      assert.doesNotMatch(run.stderr, /^\s+at /m);
+      // What OUTPUT holds was accepted, so it reproduces, and is smaller than the original.
+      const kept = fs.readFileSync(path.join(dir, 'stopped.py'), 'utf8');
+      assert.ok(kept.length < fs.readFileSync(path.join(dir, 'prog.py'), 'utf8').length);
+      assert.match(runPython('stopped.py', dir).output, new RegExp(MSG));
+    });
+  },
+);
 
 describe(
   '--launcher through a real sshd',

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { AutoddError } from '../errors.js';
 import { PYTHON_DIR } from '../python.js';
 import {
   Capture,
@@ -401,6 +402,8 @@ export class RunnerBackend {
     this.restarts = 0;
     /** @type {Set<number>} jobs whose worker could not be started again: given no more runs */
     this.dropped = new Set();
+    /** @type {Set<number>} jobs whose worker was up at least once */
+    this.startedOnce = new Set();
     /** @type {Set<number>} jobs told of a worker that did not start through the launcher */
     this.failedStarts = new Set();
   }
@@ -441,6 +444,8 @@ export class RunnerBackend {
         if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
         const file = this.launcher ? source : this.workspace.write(slot, source);
         let result = runResult({ outcome: 'crashed', error: 'the Python worker did not start', ms: 0 });
+        /** Whether every try had a worker, which then died under this candidate. */
+        let startedEachTime = true;
         // A worker that dies under a candidate (its launcher exited, its connection
         // dropped, its host rebooted) is started again and the candidate run again, so
         // the search is the one a run without the fault makes.
@@ -450,19 +455,35 @@ export class RunnerBackend {
             if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
           }
           const worker = await this.worker(slot);
-          if (!worker) continue;
+          if (!worker) {
+            startedEachTime = false;
+            continue;
+          }
           result = await worker.run(file, signal);
           if (!(result.outcome === 'crashed' && result.error?.startsWith(WORKER_DIED))) return result;
         }
         if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
-        if (this.slots.size - this.dropped.size <= 1) return result;
+        // Started again each time, and each time lost under this very candidate: the
+        // candidate takes its worker down (it kills its parent, say). That is its verdict,
+        // and the job goes on.
+        if (startedEachTime) return result;
+        const job = `job ${slot + 1}${this.launcher?.host(slot) ? ` (${this.launcher.host(slot)})` : ''}`;
+        if (this.slots.size - this.dropped.size <= 1) {
+          // No worker ever started (a refused key, a wrong host): the launcher's warning
+          // and the original's failed check say so.
+          if (this.startedOnce.size === 0) return result;
+          // Going on would turn every later candidate into a crash, a verdict the fault
+          // made: the reduction stops, with the smallest program found so far in OUTPUT.
+          throw new AutoddError(
+            'workers-lost',
+            `${job} lost its worker and could not start it again (${result.error}), ` +
+              'and no other job is left to run candidates',
+          );
+        }
         // This job cannot be restarted: the others go on without it.
         lost = true;
         this.dropped.add(slot);
-        this.onWarning(
-          `job ${slot + 1}${this.launcher?.host(slot) ? ` (${this.launcher.host(slot)})` : ''} dropped: ` +
-            `its worker died ${RESTARTS + 1} times (${result.error})`,
-        );
+        this.onWarning(`${job} dropped: its worker died and could not be started again (${result.error})`);
       } finally {
         if (!lost) this.slots.release(slot);
       }
@@ -550,6 +571,7 @@ export class RunnerBackend {
       });
       this.workers[slot] = worker;
       if (await worker.ready) {
+        this.startedOnce.add(slot);
         worker.timeoutMs = this.timeoutMs;
         worker.stuckAfterMs = this.stuckAfterMs;
         if (worker.failedImports.length && !this.warnedImports) {
