@@ -15,6 +15,13 @@ const VISIBLE = ['CUDA_VISIBLE_DEVICES', 'ROCR_VISIBLE_DEVICES', 'HIP_VISIBLE_DE
 const DEVICE = /^[A-Za-z0-9][A-Za-z0-9_:.-]*$/;
 
 /**
+ * A device a visibility variable shows: an index, or a GPU's or MIG instance's UUID.
+ * CUDA reads the list up to its first other entry (`-1`, Slurm's `NoDevFiles`), which
+ * hides the rest; so does `auto`.
+ */
+const SHOWN = /^(\d+|GPU-[0-9A-Za-z-]+|MIG-[0-9A-Za-z/-]+)$/;
+
+/**
  * The devices `--gpus` names: a comma-separated list, or `auto` for the machine's.
  * @param {string | readonly string[]} gpus
  * @param {NodeJS.ProcessEnv} [env] where `auto` looks first
@@ -24,9 +31,12 @@ export function parseGpus(gpus, env = process.env) {
   if (gpus === 'auto') {
     const found = machineGpus(env);
     if (found.length === 0) {
+      const set = VISIBLE.find((name) => env[name] !== undefined && env[name].trim() !== '');
       throw new AutoddError(
         'usage',
-        '--gpus auto found no GPU (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES are unset or empty, and `nvidia-smi -L` lists none); name them, e.g. --gpus 0,1',
+        set
+          ? `--gpus auto found no GPU: ${set}='${env[set]}' shows none; name them, e.g. --gpus 0,1`
+          : '--gpus auto found no GPU (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES are unset or empty, and `nvidia-smi -L` lists none); name them, e.g. --gpus 0,1',
       );
     }
     return found;
@@ -59,10 +69,12 @@ export function machineGpus(env) {
   for (const name of VISIBLE) {
     const value = env[name];
     if (value !== undefined && value.trim() !== '') {
-      return value
-        .split(',')
-        .map((d) => d.trim())
-        .filter((d) => DEVICE.test(d));
+      const shown = [];
+      for (const device of value.split(',').map((d) => d.trim())) {
+        if (!SHOWN.test(device)) break;
+        shown.push(device);
+      }
+      return shown;
     }
   }
   const smi = spawnSync('nvidia-smi', ['-L'], { encoding: 'utf8', timeout: 10_000, env });

@@ -94,6 +94,9 @@ function shellQuote(word) {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/** Commands that hand the words after them to a shell on the other side. */
+const REMOTE_SHELLS = ['ssh', 'autossh'];
+
 export class Launcher {
   /**
    * @param {object} options
@@ -123,8 +126,11 @@ export class Launcher {
     }
     this.hosts = [...hosts];
     this.python = python;
-    /** ssh hands its command to the remote shell as one line: the words are quoted for it. */
-    this.viaShell = path.basename(this.words[0]) === 'ssh';
+    /**
+     * ssh hands its command to the remote shell as one line: the words are quoted for it,
+     * also when ssh is not the template's first word (`timeout 60 ssh {host}`, `autossh`).
+     */
+    this.viaShell = this.words.some((w) => REMOTE_SHELLS.includes(path.basename(w)));
     // Made once, not at every worker's start (nor at autodd's start without a launcher).
     this.boot = bootCode();
     /** What goes to every run there, beside the program: `--ship`'s files and `--stdin`'s bytes. */

@@ -43,6 +43,17 @@ describe('--gpus: which devices', () => {
     assert.deepEqual(machineGpus({ PATH: smi }), ['0', '1']);
     assert.deepEqual(machineGpus(none), []);
     assert.throws(() => parseGpus('auto', none), { code: 'usage', message: /--gpus auto found no GPU/ });
+    // As CUDA reads them: up to the first entry that is not a device, which hides the rest.
+    assert.deepEqual(machineGpus({ ...none, CUDA_VISIBLE_DEVICES: '0,-1,2' }), ['0']);
+    assert.deepEqual(machineGpus({ ...none, CUDA_VISIBLE_DEVICES: 'GPU-aa,MIG-bb/1/2' }), [
+      'GPU-aa',
+      'MIG-bb/1/2',
+    ]);
+    assert.deepEqual(machineGpus({ ...none, CUDA_VISIBLE_DEVICES: 'NoDevFiles' }), []);
+    assert.throws(() => parseGpus('auto', { ...none, CUDA_VISIBLE_DEVICES: '-1' }), {
+      code: 'usage',
+      message: /^--gpus auto found no GPU: CUDA_VISIBLE_DEVICES='-1' shows none;/,
+    });
   });
 
   test('jobs take the devices round-robin and see only their own', () => {

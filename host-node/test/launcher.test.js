@@ -48,6 +48,10 @@ describe('--launcher: the template', () => {
     const code = /** @type {string} */ (words.at(-2));
     assert.match(code, /^'import base64,zlib;exec\(.*\)'$/);
     assert.doesNotMatch(code, /\n/);
+    // ssh behind a wrapper still hands the words to a shell; srun and kubectl do not.
+    const wrapped = new Launcher({ template: 'timeout 600 ssh {host}', hosts: ['a'], python: 'python3' });
+    assert.equal(wrapped.argv(0, env, false).at(-2), code);
+    assert.equal(srun.argv(0, env, false).at(-2), code.slice(1, -1));
   });
 
   test('is split into words as a shell would, and misuse is a usage error', async () => {
@@ -420,7 +424,7 @@ describe(
     /**
      * Reduces the example through ssh to two hosts (both this machine), -j 2.
      * @param {string} out
-     * @param {(text: string) => void} [onStderr]
+     * @param {(text: string, child: import('node:child_process').ChildProcess) => void} [onStderr]
      */
     const remote = (out, onStderr) =>
       runCli(
@@ -512,5 +516,23 @@ describe(
         await nothingLeft();
       });
     }
+
+    test('Ctrl-C mid-reduction keeps the best so far and leaves nothing on either side', async () => {
+      const out = 'interrupted.py';
+      let sent = false;
+      const run = await remote(out, (text, child) => {
+        if (sent || (text.match(/accepted #/g) ?? []).length < 10) return;
+        sent = true;
+        child.kill('SIGINT');
+      });
+      assert.equal(sent, true, 'SIGINT was sent');
+      assert.equal(run.code, 130, run.stderr);
+      // Interrupted before the end: smaller than the original, and it still fails.
+      const kept = fs.readFileSync(path.join(dir, out), 'utf8');
+      assert.ok(kept.length < fs.readFileSync(path.join(dir, 'prog.py'), 'utf8').length);
+      assert.match(runPython(out, dir).output, new RegExp(MSG));
+      assert.equal(report(out).interrupted, true);
+      await nothingLeft();
+    });
   },
 );
