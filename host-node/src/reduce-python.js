@@ -246,30 +246,28 @@ export async function reducePython(options) {
       const freshRun = async (text, ms, runSignal, job = 0) => {
         const shim = text.includes('__freeze__');
         if (launcher) {
-          // The user's own run is one on the cluster: a new worker through the launcher,
-          // where a job still in the reduction runs (job 1 unless it was dropped), which
-          // runs nothing else.
+          // The user's own run is one on the cluster: a fresh `python3` there, started
+          // through the launcher of a job still in the reduction (job 1 unless it was
+          // dropped), with the user's environment (no fixed hash seed) and that job's device.
           const live = liveJobs();
-          const there = launcher.only(live.length ? live[job % live.length] : 0);
+          const slot = live.length ? live[job % live.length] : 0;
+          const there = launcher.only(slot);
           finalCheck = {
             command: [...there.command(0), path.basename(target ?? workspace.file(0))],
             cwd: 'a private temporary folder there',
             isolated: false,
             freezeShim: shim,
           };
-          // Starting a worker there (a connection, the worker's code) may take longer
-          // than the run: it gets the time a worker gets to start.
-          const fresh = createBackend('runner', {
+          const fresh = new SubprocBackend({
             workspace,
             needle: errMsg,
-            timeoutMs: timeout * 1000,
+            // Starting it (a connection, an allocation) gets what a worker's start gets.
+            timeoutMs: ms + timeout * 1000,
             jobs: 1,
-            cpuAffinity: false,
-            hugePages: options.hugePages !== false,
+            env: workspace.onJobDevice(workspace.userEnv, slot),
             launcher: there,
-            onWarning: warn,
+            job: slot,
           });
-          fresh.limitTimeout(ms);
           try {
             return await fresh.run(text, { signal: runSignal });
           } finally {

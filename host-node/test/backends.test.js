@@ -257,6 +257,27 @@ print("${MSG}")
         assert.deepEqual(processesWithMark(mark), [], 'the host killed the candidate of the dead worker');
       });
 
+      test('a candidate that kills its own worker is a crash each time, and no job is dropped', async () => {
+        const runner = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (backend);
+        // Up its ancestors to the worker (the oldest with the worker's command line, above
+        // the zygote forked from it), which it kills: every worker started again too.
+        const r = await run(`import os, signal
+pid, worker = os.getpid(), None
+while pid > 1:
+    with open(f"/proc/{pid}/stat") as f:
+        pid = int(f.read().rsplit(")", 1)[1].split()[1])
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        if b"autodd_worker" in f.read():
+            worker = pid
+os.kill(worker, signal.SIGKILL)
+`);
+        assert.equal(r.outcome, 'crashed');
+        assert.match(r.error ?? '', /^the Python worker died/);
+        assert.equal(runner.dropped.size, 0, 'the fault was the candidate, not the job');
+        const [a, b] = await Promise.all([run(`print("${MSG}")`), run(`print("${MSG}")`)]);
+        assert.ok(a.found && b.found, 'both jobs still run candidates');
+      });
+
       test('a failing preload import is skipped with a warning', () => {
         assert.ok(
           warnings.some((w) => w.includes('no_such_module_for_autodd')),

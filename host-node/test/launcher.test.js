@@ -346,6 +346,35 @@ describe(
       assert.equal(report.reproduced, true);
     });
 
+    test("the final check is a fresh python3 there, with the user's hash seed, not the reduction's", async () => {
+      // Reproduces only under the reduction's fixed seed (frozen, so the reduction keeps
+      // the test): a user's own run does not.
+      fs.writeFileSync(
+        path.join(dir, 'seeded.py'),
+        [
+          'import os',
+          'unused = 1',
+          '# autodd: freeze-start',
+          'if os.environ.get("PYTHONHASHSEED") == "0":',
+          `    raise SystemExit("${MSG}")`,
+          '# autodd: end-freeze',
+          '',
+        ].join('\n'),
+      );
+      const args = ['seeded.py', '--err-msg', MSG];
+      const here = await runCli([...args, '-o', 'seeded-here.py'], { cwd: dir });
+      const there = await runCli(
+        [...args, '-o', 'seeded-there.py', '--launcher', `sh ${script} {host}`, '--hosts', 'up'],
+        { cwd: dir },
+      );
+      for (const run of [here, there]) {
+        assert.equal(run.code, 1, run.stderr);
+        assert.match(run.stderr, /original: .*\(2 of 2 runs reproduced\)/);
+        assert.match(run.stderr, /but it did NOT reproduce in 2 runs on its own/);
+      }
+      assert.match(there.stderr, /final check: sh \S+ up python3 seeded-there\.py/);
+    });
+
     test('with no job left, the reduction stops with one line and the best program so far', async () => {
       const run = await reduceLosing('stopped.py', ['down-2']);
       assert.equal(run.code, 2, run.stderr);
