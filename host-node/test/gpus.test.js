@@ -128,6 +128,45 @@ if one:
     assert.doesNotMatch(fs.readFileSync(path.join(dir, 'out.py'), 'utf8'), /unused/);
   });
 
+  test('through --launcher each host starts its job on its device, the final check too', async () => {
+    const dir = fixture({ 'prog.py': program });
+    // A launcher that runs the worker here and notes which device each host was given.
+    fs.writeFileSync(
+      path.join(dir, 'launch.sh'),
+      [
+        'host=$1; shift',
+        'for word in "$@"; do',
+        '  case $word in CUDA_VISIBLE_DEVICES=*) echo "$host $word" >> started.log;; esac',
+        'done',
+        'exec "$@"',
+        '',
+      ].join('\n'),
+    );
+    const run = await runCli(
+      [
+        'prog.py',
+        '--err-msg',
+        'KERNEL-BUG',
+        '-o',
+        'out.py',
+        '-j',
+        '2',
+        '--gpus',
+        '0,1',
+        '--report',
+        'r.json',
+      ].concat(['--launcher', 'sh launch.sh {host}', '--hosts', 'a,b']),
+      { cwd: dir, env: { CUDA_VISIBLE_DEVICES: '' } },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const started = new Set(fs.readFileSync(path.join(dir, 'started.log'), 'utf8').trim().split('\n'));
+    assert.deepEqual([...started].sort(), ['a CUDA_VISIBLE_DEVICES=0', 'b CUDA_VISIBLE_DEVICES=1']);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
+    assert.deepEqual(report.gpus, { devices: ['0', '1'], jobs: ['0', '1'] });
+    assert.equal(report.reproduced, true, 'the final check ran there on a device');
+    assert.doesNotMatch(fs.readFileSync(path.join(dir, 'out.py'), 'utf8'), /unused/);
+  });
+
   test('more jobs than devices share them, with a warning; a bad list is one line and exit 2', async () => {
     const dir = fixture({ 'prog.py': program });
     const shared = await runCli(
