@@ -129,8 +129,6 @@ export async function reducePython(options) {
   let cpuShares;
   /** The runner's restarted workers and dropped jobs (see `launcher`). */
   let restarts = () => ({ restarts: 0, droppedJobs: /** @type {number[]} */ ([]) });
-  /** The jobs still running candidates (the runner drops a job whose worker is lost). */
-  let liveJobs = () => Array.from({ length: jobs }, (_, slot) => slot);
   /** @type {(() => number | null | undefined) | undefined} the runner's data limit */
   let dataLimit;
   /** @type {(() => (number | undefined)[]) | undefined} the runner's heaps in huge pages */
@@ -200,8 +198,6 @@ export async function reducePython(options) {
           restarts: backend.restarts,
           droppedJobs: [...backend.dropped].map((s) => s + 1),
         });
-        liveJobs = () =>
-          Array.from({ length: jobs }, (_, slot) => slot).filter((s) => !backend.dropped.has(s));
       }
       if ('cpuShares' in backend) cpuShares = () => backend.cpuShares();
       if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
@@ -249,7 +245,8 @@ export async function reducePython(options) {
           // The user's own run is one on the cluster: a fresh `python3` there, started
           // through the launcher of a job still in the reduction (job 1 unless it was
           // dropped), with the user's environment (no fixed hash seed) and that job's device.
-          const live = liveJobs();
+          const { droppedJobs } = restarts();
+          const live = Array.from({ length: jobs }, (_, s) => s).filter((s) => !droppedJobs.includes(s + 1));
           const slot = live.length ? live[job % live.length] : 0;
           const there = launcher.only(slot);
           finalCheck = {

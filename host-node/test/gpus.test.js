@@ -102,30 +102,30 @@ if one:
     raise ValueError("KERNEL-BUG on one device")
 `;
 
-  test('the original, every candidate and the final check run on a device; report and progress say which', async () => {
-    const dir = fixture({ 'prog.py': program });
-    const run = await runCli(
-      [
-        'prog.py',
-        '--err-msg',
-        'KERNEL-BUG',
-        '-o',
-        'out.py',
-        '-j',
-        '2',
-        '--gpus',
-        '0,1',
-        '--report',
-        'r.json',
-      ],
-      { cwd: dir, env: { CUDA_VISIBLE_DEVICES: '' } },
-    );
+  /**
+   * Reduces the program in `dir` with `-j 2 --gpus 0,1` (and `extra`) where no device is
+   * visible otherwise, and checks it ended with each job on its device and a result
+   * that reproduced on one.
+   * @param {string} dir
+   * @param {string[]} [extra]
+   */
+  const reduceOnTwoDevices = async (dir, extra = []) => {
+    const args = ['prog.py', '--err-msg', 'KERNEL-BUG', '-o', 'out.py', '-j', '2', '--gpus', '0,1'];
+    const run = await runCli([...args, '--report', 'r.json', ...extra], {
+      cwd: dir,
+      env: { CUDA_VISIBLE_DEVICES: '' },
+    });
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /GPUs: job 1 → 0, job 2 → 1/);
     const report = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
     assert.deepEqual(report.gpus, { devices: ['0', '1'], jobs: ['0', '1'] });
     assert.equal(report.reproduced, true, 'the final check ran on a device');
     assert.doesNotMatch(fs.readFileSync(path.join(dir, 'out.py'), 'utf8'), /unused/);
+    return run;
+  };
+
+  test('the original, every candidate and the final check run on a device; report and progress say which', async () => {
+    const run = await reduceOnTwoDevices(fixture({ 'prog.py': program }));
+    assert.match(run.stderr, /GPUs: job 1 → 0, job 2 → 1/);
   });
 
   test('through --launcher each host starts its job on its device, the final check too', async () => {
@@ -142,29 +142,9 @@ if one:
         '',
       ].join('\n'),
     );
-    const run = await runCli(
-      [
-        'prog.py',
-        '--err-msg',
-        'KERNEL-BUG',
-        '-o',
-        'out.py',
-        '-j',
-        '2',
-        '--gpus',
-        '0,1',
-        '--report',
-        'r.json',
-      ].concat(['--launcher', 'sh launch.sh {host}', '--hosts', 'a,b']),
-      { cwd: dir, env: { CUDA_VISIBLE_DEVICES: '' } },
-    );
-    assert.equal(run.code, 0, run.stderr);
+    await reduceOnTwoDevices(dir, ['--launcher', 'sh launch.sh {host}', '--hosts', 'a,b']);
     const started = new Set(fs.readFileSync(path.join(dir, 'started.log'), 'utf8').trim().split('\n'));
     assert.deepEqual([...started].sort(), ['a CUDA_VISIBLE_DEVICES=0', 'b CUDA_VISIBLE_DEVICES=1']);
-    const report = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
-    assert.deepEqual(report.gpus, { devices: ['0', '1'], jobs: ['0', '1'] });
-    assert.equal(report.reproduced, true, 'the final check ran there on a device');
-    assert.doesNotMatch(fs.readFileSync(path.join(dir, 'out.py'), 'utf8'), /unused/);
   });
 
   test('more jobs than devices share them, with a warning; a bad list is one line and exit 2', async () => {

@@ -228,6 +228,25 @@ async function freePort() {
   return address.port;
 }
 
+/** @type {Promise<string> | undefined} */
+let localReduction;
+
+/**
+ * What a local `-j 2` reduction of the example gives, the result every reduction
+ * through a launcher must match (reduced once for all of them).
+ * @returns {Promise<string>}
+ */
+function localResult() {
+  localReduction ??= (async () => {
+    const dir = tempDir();
+    fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
+    const run = await runCli(['prog.py', '--err-msg', MSG, '-o', 'local.py', '-j', '2'], { cwd: dir });
+    assert.equal(run.code, 0, run.stderr);
+    return fs.readFileSync(path.join(dir, 'local.py'), 'utf8');
+  })();
+  return localReduction;
+}
+
 /** What the command line of every launched worker, and of its launcher, holds (python/autodd_boot.py). */
 const REMOTE = 'autodd-remote-';
 
@@ -294,9 +313,7 @@ describe(
           '',
         ].join('\n'),
       );
-      const run = await runCli(['prog.py', '--err-msg', MSG, '-o', 'local.py', '-j', '2'], { cwd: dir });
-      assert.equal(run.code, 0, run.stderr);
-      local = fs.readFileSync(path.join(dir, 'local.py'), 'utf8');
+      local = await localResult();
     });
 
     /**
@@ -441,9 +458,7 @@ describe(
         }
       }, 10_000);
       fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
-      const run = await runCli(['prog.py', '--err-msg', MSG, '-o', 'local.py', '-j', '2'], { cwd: dir });
-      assert.equal(run.code, 0, run.stderr);
-      local = fs.readFileSync(path.join(dir, 'local.py'), 'utf8');
+      local = await localResult();
     });
 
     after(() => {

@@ -402,8 +402,8 @@ export class RunnerBackend {
     this.restarts = 0;
     /** @type {Set<number>} jobs whose worker could not be started again: given no more runs */
     this.dropped = new Set();
-    /** @type {Set<number>} jobs whose worker was up at least once */
-    this.startedOnce = new Set();
+    /** Whether any job's worker was up at some point. */
+    this.everStarted = false;
     /** @type {Set<number>} jobs told of a worker that did not start through the launcher */
     this.failedStarts = new Set();
   }
@@ -471,7 +471,7 @@ export class RunnerBackend {
         if (this.slots.size - this.dropped.size <= 1) {
           // No worker ever started (a refused key, a wrong host): the launcher's warning
           // and the original's failed check say so.
-          if (this.startedOnce.size === 0) return result;
+          if (!this.everStarted) return result;
           // Going on would turn every later candidate into a crash, a verdict the fault
           // made: the reduction stops, with the smallest program found so far in OUTPUT.
           throw new AutoddError(
@@ -571,7 +571,7 @@ export class RunnerBackend {
       });
       this.workers[slot] = worker;
       if (await worker.ready) {
-        this.startedOnce.add(slot);
+        this.everStarted = true;
         worker.timeoutMs = this.timeoutMs;
         worker.stuckAfterMs = this.stuckAfterMs;
         if (worker.failedImports.length && !this.warnedImports) {
