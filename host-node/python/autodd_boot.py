@@ -11,8 +11,8 @@ there, is what every run reads on its standard input (`--stdin`), kept as HOME/s
 Stdin is read with os.read, unbuffered, so the protocol's first line stays unread.
 
 Run as `python3 -c CODE autodd-remote-run` instead (the subproc backend through a
-launcher), it runs the one program the header's "candidate" holds and ends with its
-status."""
+launcher), it runs the one program the header's "candidate" holds, within its time
+limit, and says on stdout when it started and how it ended (see run_one)."""
 import base64, json, os, shutil, sys, tempfile, zlib
 
 
@@ -28,17 +28,26 @@ def take(n):
 
 def run_one(candidate, run, home):
     """The subproc backend's run: the program as FILENAME in run/, in a session of its
-    own, killed with everything it started when the host goes (the end of stdin); then
-    this process ends with its status (128 + N for signal N)."""
-    import signal, subprocess, threading
+    own, killed with everything it started at its time limit or when the host goes (the
+    end of stdin). Around the program's own output, stdout gets two lines that begin
+    with NUL, "autodd " and the run's nonce (which the program never sees): "start"
+    before it runs, and once it and all it started are gone, how it ended ("exit N",
+    "signal NAME" or "timeout") and the milliseconds it ran. A launch whose stdout ends
+    without that last line was lost on the way (a dropped connection, a host gone)."""
+    import signal, subprocess, threading, time
 
+    mark = b"\0autodd " + candidate["nonce"].encode() + b" "
     os.makedirs(run, exist_ok=True)
     path = os.path.join(run, candidate["fileName"])
     with open(path, "w", encoding="utf-8") as f:
         f.write(candidate["source"])
     stdin = os.path.join(home, "stdin")
     feed = open(stdin, "rb") if os.path.exists(stdin) else subprocess.DEVNULL
+    os.write(1, mark + b"start\n")
+    start = time.monotonic()
     proc = subprocess.Popen([sys.executable, path], cwd=run, stdin=feed, start_new_session=True)
+    with open(os.path.join(home, "pgid"), "w") as f:
+        f.write(str(proc.pid))
 
     def kill():
         try:
@@ -52,10 +61,23 @@ def run_one(candidate, run, home):
         kill()
 
     threading.Thread(target=watch, daemon=True).start()
-    status = proc.wait()
+    try:
+        status = proc.wait(candidate["timeoutMs"] / 1000)
+        ended = "exit %d" % status
+        if status < 0:
+            try:
+                ended = "signal " + signal.Signals(-status).name
+            except ValueError:
+                ended = "signal %d" % -status
+    except subprocess.TimeoutExpired:
+        kill()
+        proc.wait()
+        ended = "timeout"
+    ms = (time.monotonic() - start) * 1000
     kill()  # what it left running
+    os.write(1, mark + ("end %s %.3f\n" % (ended, ms)).encode())
     shutil.rmtree(home, ignore_errors=True)
-    os._exit(status if status >= 0 else 128 - status)
+    os._exit(0)
 
 
 size = b""
@@ -65,7 +87,8 @@ header = json.loads(zlib.decompress(base64.b64decode(take(int(size)))))
 home = tempfile.mkdtemp(prefix="autodd-remote-")
 # A janitor removes the folder once the worker and every process it started are gone,
 # however they end (a worker killed with SIGKILL cannot clean up): it waits for the end
-# of a pipe whose write end they all hold.
+# of a pipe whose write end they all hold. A single run's program, in a session of its
+# own without that pipe, it kills then (its process group is in HOME/pgid).
 gone_r, gone_w = os.pipe()
 if os.fork() == 0:
     os.setsid()
@@ -75,6 +98,11 @@ if os.fork() == 0:
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     while os.read(gone_r, 1):
+        pass
+    try:
+        with open(os.path.join(home, "pgid")) as f:
+            os.killpg(int(f.read()), 9)
+    except (OSError, ValueError):
         pass
     shutil.rmtree(home, ignore_errors=True)
     os._exit(0)

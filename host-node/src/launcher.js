@@ -143,12 +143,18 @@ export class Launcher {
 
   /**
    * What a single run there reads on its stdin (the subproc backend): the stand-ins,
-   * the shipped files, and the program, to run as FILENAME.
+   * the shipped files, and the program, to run as FILENAME within `timeoutMs`, saying
+   * how it ended in lines marked with `nonce`.
    * @param {string} fileName
    * @param {string} source
+   * @param {{ nonce: string, timeoutMs: number }} run
    */
-  runHeader(fileName, source) {
-    return packHeader({ files: this.shims, ...this.shared, candidate: { fileName, source } });
+  runHeader(fileName, source, { nonce, timeoutMs }) {
+    return packHeader({
+      files: this.shims,
+      ...this.shared,
+      candidate: { fileName, source, nonce, timeoutMs },
+    });
   }
 
   /**

@@ -258,8 +258,9 @@ export async function reducePython(options) {
           const fresh = new SubprocBackend({
             workspace,
             needle: errMsg,
+            timeoutMs: ms,
             // Starting it (a connection, an allocation) gets what a worker's start gets.
-            timeoutMs: ms + timeout * 1000,
+            launchMs: timeout * 1000,
             jobs: 1,
             env: workspace.onJobDevice(workspace.userEnv, slot),
             launcher: there,

@@ -8,7 +8,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { RemoteStatus, SubprocBackend } from '../src/backends/subproc.js';
 import { Launcher, splitWords } from '../src/launcher.js';
+import { Workspace } from '../src/python.js';
 import { EXAMPLE, HAVE_ENGINE, processesWithMark, runCli, runPython, tempDir, waitFor } from './helpers.js';
 
 const SSHD = '/usr/sbin/sshd';
@@ -407,6 +409,210 @@ describe(
     });
   },
 );
+
+describe('--backend subproc through a launcher', () => {
+  /** @type {string} */
+  let dir;
+  /** @type {string} the launcher's script: `sh SCRIPT HOST COMMAND…` */
+  let script;
+
+  before(() => {
+    dir = tempDir();
+    // The launcher runs the program here, on whichever "host", counting its launches.
+    // flaky-…: of every four launches, the second is refused (ssh's 255) and the fourth
+    // is cut once the program has started (its stdout ends after the start line).
+    // down-N: refuses every launch after its N-th, as ssh does once the host is gone.
+    script = path.join(dir, 'launch.sh');
+    fs.writeFileSync(
+      script,
+      [
+        'host=$1; shift',
+        `count=${dir}/$host.count`,
+        'n=$(( $(cat "$count" 2>/dev/null || echo 0) + 1 )); echo $n > "$count"',
+        'case $host in',
+        '  flaky-*) case $((n % 4)) in',
+        '    2) echo "ssh: connect to host $host port 22: Connection refused" >&2; exit 255;;',
+        '    0) "$@" | head -c 47; exit 0;;',
+        '  esac;;',
+        '  down-*) if [ $n -gt "${host#down-}" ]; then',
+        '    echo "ssh: connect to host $host port 22: No route to host" >&2; exit 255; fi;;',
+        'esac',
+        'exec "$@"',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('says where the program ended, how long it ran there, and how it ended', async () => {
+    const workspace = await Workspace.create({ python: 'python3', jobs: 1 });
+    // A launch that takes 0.6 s does not count in the program's time limit of 0.4 s.
+    const slow = new Launcher({ template: 'sh -c "sleep 0.6; exec \\"\\$@\\"" sh', python: 'python3' });
+    const backend = new SubprocBackend({
+      workspace,
+      needle: MSG,
+      timeoutMs: 400,
+      launchMs: 5000,
+      jobs: 1,
+      launcher: slow,
+    });
+    try {
+      const quick = await backend.run(`import time\ntime.sleep(0.1)\nprint("${MSG}")`);
+      assert.equal(quick.outcome, 'exited');
+      assert.equal(quick.found, true);
+      assert.ok(quick.ms >= 100 && quick.ms < 400, `ran ${quick.ms} ms there`);
+      const loop = await backend.run('while True:\n    pass');
+      assert.equal(loop.outcome, 'timeout');
+      assert.ok(loop.ms >= 400 && loop.ms < 600, `ran ${loop.ms} ms there`);
+      // A signal comes back as the signal, as a local run says it (not 128 + N).
+      const segv = await backend.run('import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)');
+      assert.equal(segv.outcome, 'signaled');
+      assert.equal(segv.signal, 'SIGSEGV');
+      const exit = await backend.run('raise SystemExit(255)');
+      assert.equal(exit.outcome, 'exited');
+      assert.equal(exit.exitCode, 255);
+      assert.equal(backend.restarts, 0);
+    } finally {
+      await backend.close();
+      workspace.close();
+    }
+    await nothingLeft();
+  });
+
+  test('a program that ends its own launch each time is a crash, and no job is dropped', async () => {
+    const workspace = await Workspace.create({ python: 'python3', jobs: 2 });
+    const launcher = new Launcher({ template: `sh ${script} {host}`, hosts: ['a', 'b'], python: 'python3' });
+    const backend = new SubprocBackend({ workspace, needle: MSG, timeoutMs: 4000, jobs: 2, launcher });
+    try {
+      const r = await backend.run('import os, signal\nos.kill(os.getppid(), signal.SIGKILL)');
+      assert.equal(r.outcome, 'crashed');
+      assert.match(r.error ?? '', /^its launch was lost while the program ran/);
+      assert.equal(backend.restarts, 3, 'launched again, each time');
+      assert.equal(backend.dropped.size, 0, 'the fault was the program, not the job');
+      const [a, b] = await Promise.all([backend.run(`print("${MSG}")`), backend.run(`print("${MSG}")`)]);
+      assert.ok(a.found && b.found, 'both jobs still run programs');
+    } finally {
+      await backend.close();
+      workspace.close();
+    }
+    await nothingLeft();
+  });
+
+  test("the stream of a run keeps the program's output whole, however it is cut", () => {
+    const nonce = 'ab'.repeat(16);
+    const mark = `\0autodd ${nonce} `;
+    // The program writes NULs and a mark with another nonce: its own output.
+    const own = `x\0autodd ${'cd'.repeat(16)} end exit 0 1\n\0auto`;
+    const stream = Buffer.from(`${mark}start\n${own}${mark}end signal SIGSEGV 12.5\nafter`);
+    for (let cut = 0; cut <= stream.length; cut++) {
+      for (const second of [cut, Math.min(stream.length, cut + 3)]) {
+        /** @type {Buffer[]} */
+        const fed = [];
+        const status = new RemoteStatus(nonce, (chunk) => fed.push(Buffer.from(chunk)));
+        status.push(stream.subarray(0, cut));
+        status.push(stream.subarray(cut, second));
+        status.push(stream.subarray(second));
+        status.close();
+        assert.equal(Buffer.concat(fed).toString(), own, `cut at ${cut}, ${second}`);
+        assert.equal(status.started, true);
+        assert.deepEqual(status.end, { how: 'signal', value: 'SIGSEGV', ms: 12.5 });
+      }
+    }
+    // Without its end, what looked like the beginning of a mark was the program's.
+    const cutShort = new RemoteStatus(nonce, () => {});
+    /** @type {Buffer[]} */
+    const fed = [];
+    cutShort.feed = (chunk) => fed.push(Buffer.from(chunk));
+    cutShort.push(Buffer.from(`${mark}start\nlast\0aut`));
+    cutShort.close();
+    assert.equal(Buffer.concat(fed).toString(), 'last\0aut');
+    assert.equal(cutShort.end, undefined);
+  });
+
+  describe('lost launches', { skip: !HAVE_ENGINE && 'wasm engine not built' }, () => {
+    /** @type {string} */
+    let here;
+
+    before(async () => {
+      fs.writeFileSync(
+        path.join(dir, 'prog.py'),
+        [
+          'import helpers',
+          'sizes = [(64, 32), (32, 128), (128, 64)]',
+          'for m, k in sizes:',
+          '    print("tile", m, k)',
+          'helpers.check(sizes[1])',
+          '',
+        ].join('\n'),
+      );
+      fs.writeFileSync(
+        path.join(dir, 'helpers.py'),
+        'def check(shape):\n    m, k = shape\n    if k != 32:\n        raise ValueError(f"K shape check failed: {k} != 32")\n',
+      );
+      const run = await runCli(
+        ['prog.py', '--err-msg', MSG, '--backend', 'subproc', '-j', '2', '-o', 'here.py'],
+        {
+          cwd: dir,
+        },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      here = fs.readFileSync(path.join(dir, 'here.py'), 'utf8');
+    });
+
+    /**
+     * Reduces prog.py through the launcher to `hosts`, one job each.
+     * @param {string} out
+     * @param {string[]} hosts
+     */
+    const reduceThere = async (out, hosts) => {
+      const run = await runCli(
+        ['prog.py', '--err-msg', MSG, '--backend', 'subproc', '-o', out, '--report', `${out}.json`]
+          .concat(['-j', String(hosts.length), '--ship', 'helpers.py'])
+          .concat(['--launcher', `sh ${script} {host}`, '--hosts', hosts.join(',')]),
+        { cwd: dir },
+      );
+      await nothingLeft();
+      const report =
+        run.code === 2 ? undefined : JSON.parse(fs.readFileSync(path.join(dir, `${out}.json`), 'utf8'));
+      return { ...run, report };
+    };
+
+    test('refused or cut, a launch is made again, with the same result', async () => {
+      const run = await reduceThere('flaky.py', ['flaky-1', 'flaky-2']);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(fs.readFileSync(path.join(dir, 'flaky.py'), 'utf8'), here);
+      // Lost launches were made again.
+      assert.ok(run.report.restarts > 0, `restarts: ${run.report.restarts}`);
+      assert.deepEqual(run.report.droppedJobs, []);
+      assert.equal(run.report.reproduced, true);
+    });
+
+    test('a host that goes down for good loses its job; the others end with the same result', async () => {
+      const run = await reduceThere('dropped.py', ['down-4', 'up']);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(
+        run.stderr,
+        /job 1 \(down-4\) dropped: its runs could not be launched any more \(.*No route to host\)/,
+      );
+      assert.equal(fs.readFileSync(path.join(dir, 'dropped.py'), 'utf8'), here);
+      assert.deepEqual(run.report.droppedJobs, [1]);
+      assert.match(run.stderr, /final check: sh \S+ up python3 dropped\.py/);
+      assert.equal(run.report.reproduced, true);
+    });
+
+    test('with no job left, the reduction stops with one line and the best program so far', async () => {
+      const run = await reduceThere('stopped.py', ['down-30']);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(
+        run.stderr,
+        /^autodd: error: job 1 \(down-30\) could not launch its runs any more .*no other job is left/m,
+      );
+      assert.doesNotMatch(run.stderr, /^\s+at /m);
+      const kept = fs.readFileSync(path.join(dir, 'stopped.py'), 'utf8');
+      assert.ok(kept.length < fs.readFileSync(path.join(dir, 'prog.py'), 'utf8').length);
+      assert.match(runPython('stopped.py', dir).output, new RegExp(MSG));
+    });
+  });
+});
 
 describe(
   '--launcher through a real sshd',

@@ -1,19 +1,94 @@
 // The subproc backend: a fresh `python3 FILE` per candidate, in its own process
-// group so a timeout or a cancel kills everything it started.
+// group so a timeout or a cancel kills everything it started. Through a launcher, each
+// candidate is a launch of its own; one lost on the way is launched again.
 
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { AutoddError } from '../errors.js';
 import { SANDBOX_PY } from '../python.js';
 import { killGroup, trackGroup, untrackGroup } from './capture.js';
-import { runResult } from './result.js';
+import { runResult, signalName } from './result.js';
 import { OutputScan } from './scan.js';
 import { Slots } from './slots.js';
 
 /** After the candidate exits, how long a process it left holding its pipes may keep them. */
 const DRAIN_MS = 500;
 
+/** How often a launch lost on the way is tried again, and the first wait before it (doubling). */
+const RELAUNCHES = 3;
+const RELAUNCH_BACKOFF_MS = 250;
+
 /** @typedef {import('./result.js').RunResult} RunResult */
+
+/**
+ * How a run through a launcher ended, as the other side says it (python/autodd_boot.py):
+ * two lines on its stdout, each NUL, `autodd `, the run's nonce and a space, then
+ * `start`, or `end exit N` / `end signal NAME` / `end timeout`, and the milliseconds
+ * the program ran. Everything else is the program's own output, passed on to `feed`.
+ */
+export class RemoteStatus {
+  /**
+   * @param {string} nonce
+   * @param {(chunk: Buffer) => void} feed
+   */
+  constructor(nonce, feed) {
+    this.mark = Buffer.from(`\0autodd ${nonce} `);
+    this.feed = feed;
+    /** The tail held back: the beginning of a mark, or a mark's line not yet ended. */
+    this.pending = Buffer.alloc(0);
+    this.started = false;
+    /** @type {{ how: string, value: string, ms: number } | undefined} */
+    this.end = undefined;
+  }
+
+  /** @param {Buffer} chunk */
+  push(chunk) {
+    if (this.end) return; // after it: nothing the program wrote
+    let data = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    for (let at = data.indexOf(this.mark); at >= 0; at = data.indexOf(this.mark)) {
+      const eol = data.indexOf(10, at + this.mark.length);
+      if (eol < 0) break;
+      if (at > 0) this.feed(data.subarray(0, at));
+      this.line(data.subarray(at + this.mark.length, eol).toString('latin1'));
+      data = data.subarray(eol + 1);
+      if (this.end) return;
+    }
+    const at = data.indexOf(this.mark);
+    const keep = at >= 0 ? data.length - at : this.markBegun(data);
+    if (data.length > keep) this.feed(data.subarray(0, data.length - keep));
+    this.pending = Buffer.from(data.subarray(data.length - keep));
+  }
+
+  /**
+   * How many of `data`'s last bytes are the beginning of a mark.
+   * @param {Buffer} data
+   */
+  markBegun(data) {
+    for (let i = Math.max(0, data.length - this.mark.length + 1); i < data.length; i++) {
+      if (data[i] === 0 && data.subarray(i).equals(this.mark.subarray(0, data.length - i)))
+        return data.length - i;
+    }
+    return 0;
+  }
+
+  /** The stream ended: what was held back was the program's. */
+  close() {
+    if (!this.end && this.pending.length) this.feed(this.pending);
+    this.pending = Buffer.alloc(0);
+  }
+
+  /** @param {string} text */
+  line(text) {
+    const words = text.split(' ');
+    if (words[0] === 'start') this.started = true;
+    else if (words[0] === 'end' && words.length >= 3) {
+      const how = words[1];
+      this.end = { how, value: how === 'timeout' ? '' : words[2], ms: Number(words.at(-1)) };
+    }
+  }
+}
 
 export class SubprocBackend {
   /**
@@ -31,13 +106,38 @@ export class SubprocBackend {
    *   holding the program) instead of the workspace's copy
    * @param {import('../launcher.js').Launcher} [options.launcher] run each program through
    *   it, on the other side (`--launcher`): the template prefixes the command
+   * @param {number} [options.launchMs] through a launcher: how long a launch may take
+   *   beyond the program's time limit, which the other side keeps (default `timeoutMs`)
    * @param {number} [options.job] with one job, use the workspace's files of this job
    *   (default 0): a backend for one run beside others
+   * @param {(message: string) => void} [options.onWarning]
    */
-  constructor({ workspace, needle, timeoutMs, jobs, env, sandbox, cwd, program, launcher, job = 0 }) {
+  constructor({
+    workspace,
+    needle,
+    timeoutMs,
+    jobs,
+    env,
+    sandbox,
+    cwd,
+    program,
+    launcher,
+    launchMs,
+    job = 0,
+    onWarning,
+  }) {
     this.name = 'subproc';
     this.workspace = workspace;
     this.launcher = launcher;
+    this.launchMs = launchMs ?? timeoutMs;
+    this.onWarning = onWarning ?? (() => {});
+    /** Launches made again because one was lost on the way. */
+    this.restarts = 0;
+    /** @type {Set<number>} jobs whose runs could not be launched any more: given no more runs */
+    this.dropped = new Set();
+    /** Whether any launch got as far as starting its program. */
+    this.everLaunched = false;
+    this.closed = false;
     this.env = env;
     this.sandbox = sandbox ?? ((/** @type {number} */ slot) => workspace.sandbox(slot));
     this.cwd = cwd;
@@ -68,23 +168,86 @@ export class SubprocBackend {
    * @returns {Promise<RunResult>}
    */
   async run(source, { signal } = {}) {
-    const acquired = await this.slots.acquire();
-    const slot = this.firstJob + acquired;
-    try {
-      const env = this.env ?? this.workspace.jobEnvs[slot];
-      if (this.launcher) {
-        // Nothing is written here: the program travels on the launcher's stdin.
-        const remote = {
-          argv: this.launcher.argv(slot, env, this.workspace.devices !== null, 'autodd-remote-run'),
-          header: this.launcher.runHeader(path.basename(this.workspace.file(slot)), source),
-        };
-        return await this.spawn('', signal, null, this.workspace.cwd, env, remote);
+    for (;;) {
+      const acquired = await this.slots.acquire();
+      const slot = this.firstJob + acquired;
+      let dropped = false;
+      try {
+        const env = this.env ?? this.workspace.jobEnvs[slot];
+        if (!this.launcher) {
+          const file = this.workspace.write(slot, source);
+          const cwd = this.cwd ?? this.workspace.runCwd(slot);
+          return (await this.spawn(file, signal, this.sandbox(slot), cwd, env)).result;
+        }
+        const launched = await this.launch(slot, source, env, signal);
+        if (launched) return launched;
+        dropped = true;
+      } finally {
+        if (!dropped) this.slots.release(acquired);
       }
-      const file = this.workspace.write(slot, source);
-      return await this.spawn(file, signal, this.sandbox(slot), this.cwd ?? this.workspace.runCwd(slot), env);
-    } finally {
-      this.slots.release(acquired);
     }
+  }
+
+  /**
+   * Runs one program through the launcher as job `slot`, launching it again when the
+   * launch was lost on the way (its connection dropped, its host rebooted), so the
+   * search is the one a run without the fault makes.
+   * @param {number} slot
+   * @param {string} source
+   * @param {NodeJS.ProcessEnv} env
+   * @param {AbortSignal | undefined} signal
+   * @returns {Promise<RunResult | undefined>} undefined: the job is dropped, run it elsewhere
+   */
+  async launch(slot, source, env, signal) {
+    const launcher = /** @type {import('../launcher.js').Launcher} */ (this.launcher);
+    /** @type {RunResult | undefined} */
+    let result;
+    /** Whether every try got as far as starting the program, which then never ended there. */
+    let startedEachTime = true;
+    for (let attempt = 0; attempt <= RELAUNCHES; attempt++) {
+      if (attempt > 0) {
+        await new Promise((resolve) => setTimeout(resolve, RELAUNCH_BACKOFF_MS * 2 ** (attempt - 1)));
+        if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
+        this.restarts += 1;
+      }
+      const nonce = randomBytes(16).toString('hex');
+      // Nothing is written here: the program travels on the launcher's stdin.
+      const remote = {
+        argv: launcher.argv(slot, env, this.workspace.devices !== null, 'autodd-remote-run'),
+        header: launcher.runHeader(path.basename(this.workspace.file(slot)), source, {
+          nonce,
+          timeoutMs: this.timeoutMs,
+        }),
+        nonce,
+      };
+      const run = await this.spawn('', signal, null, this.workspace.cwd, env, remote);
+      // Killed by close(): the reduction ended, not the launch.
+      if (this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
+      result = run.result;
+      if (!run.lost) {
+        this.everLaunched = true;
+        return result;
+      }
+      if (run.lost.started) this.everLaunched = true;
+      else startedEachTime = false;
+    }
+    result = /** @type {RunResult} */ (result);
+    // Started each time, and each time gone without an end under this very program: it
+    // ends its own run there (it kills its parent, say). That is its verdict.
+    if (startedEachTime) return result;
+    const job = `job ${slot + 1}${launcher.host(slot) ? ` (${launcher.host(slot)})` : ''}`;
+    if (this.slots.size - this.dropped.size <= 1) {
+      // Never launched (a refused key, a wrong host): the original's failed check says so.
+      if (!this.everLaunched) return result;
+      // Going on would turn every later candidate into a crash, a verdict the fault made.
+      throw new AutoddError(
+        'workers-lost',
+        `${job} could not launch its runs any more (${result.error}), and no other job is left to run candidates`,
+      );
+    }
+    this.dropped.add(slot);
+    this.onWarning(`${job} dropped: its runs could not be launched any more (${result.error})`);
+    return undefined;
   }
 
   /**
@@ -93,9 +256,11 @@ export class SubprocBackend {
    * @param {import('../python.js').SandboxConfig | null} sandbox
    * @param {string} cwd
    * @param {NodeJS.ProcessEnv} env
-   * @param {{ argv: string[], header: string }} [remote] run through the launcher: its
-   *   command, and what it reads first (the program among it)
-   * @returns {Promise<RunResult>}
+   * @param {{ argv: string[], header: string, nonce: string }} [remote] run through the
+   *   launcher: its command, what it reads first (the program among it), and the nonce of
+   *   the lines that say how the program ended there (see `RemoteStatus`)
+   * @returns {Promise<{ result: RunResult, lost?: { started: boolean } }>} `lost`: the
+   *   launch ended without saying how the program did (`result` tells what was seen)
    */
   spawn(file, signal, sandbox, cwd, env, remote) {
     const start = performance.now();
@@ -103,9 +268,10 @@ export class SubprocBackend {
     const err = new OutputScan(this.needle);
     return new Promise((resolve) => {
       if (signal?.aborted) {
-        resolve(runResult({ outcome: 'cancelled', ms: 0 }));
+        resolve({ result: runResult({ outcome: 'cancelled', ms: 0 }) });
         return;
       }
+      const status = remote ? new RemoteStatus(remote.nonce, (chunk) => out.feed(chunk)) : undefined;
       const python = this.workspace.python;
       // Isolated: a launcher sets up the candidate's own view, puts the candidate at
       // the program's path in it, and then becomes `python3 PROGRAM`.
@@ -138,17 +304,19 @@ export class SubprocBackend {
       /** @type {'timeout' | 'cancelled' | undefined} */
       let killed;
       /** @type {{ code: number | null, signal: NodeJS.Signals | null } | undefined} */
-      let status;
+      let exit;
       /** @type {string | undefined} */
       let error;
       let settled = false;
       const kill = (/** @type {'timeout' | 'cancelled'} */ why) => {
-        if (status || killed) return;
+        if (exit || killed) return;
         killed = why;
         killGroup(pgid);
       };
       const onAbort = () => kill('cancelled');
-      const timer = setTimeout(() => kill('timeout'), this.timeoutMs);
+      // Through a launcher the other side keeps the time limit; this one, later, ends a
+      // launch that hangs (a stalled connection, a queue that does not start it).
+      const timer = setTimeout(() => kill('timeout'), this.timeoutMs + (remote ? this.launchMs : 0));
       /** @type {NodeJS.Timeout | undefined} */
       let drainTimer;
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -165,37 +333,66 @@ export class SubprocBackend {
         child.stdout?.destroy();
         child.stderr?.destroy();
         const ms = performance.now() - start;
+        status?.close();
         out.end();
         err.end();
         const common = { ms, stdoutTail: out.text(), stderrTail: err.text() };
+        const seen = {
+          found: out.found || err.found,
+          foundAnywhere: out.anywhere.found || err.anywhere.found,
+          exception: err.exception ?? out.exception,
+          msgLine: err.msgLine ?? out.msgLine,
+        };
         if (error) {
-          resolve(runResult({ ...common, outcome: 'crashed', error }));
-        } else if (killed) {
-          resolve(runResult({ ...common, outcome: killed }));
+          resolve({ result: runResult({ ...common, outcome: 'crashed', error }) });
+        } else if (killed === 'cancelled' || (killed && !status)) {
+          resolve({ result: runResult({ ...common, outcome: killed }) });
+        } else if (status?.end) {
+          // How it ended there, and how long it ran there, the launch not counted.
+          const { how, value, ms: remoteMs } = status.end;
+          const number = Number(value);
+          const fields =
+            how === 'exit'
+              ? { outcome: /** @type {const} */ ('exited'), exitCode: number }
+              : how === 'signal'
+                ? {
+                    outcome: /** @type {const} */ ('signaled'),
+                    signal: Number.isNaN(number) ? value : signalName(number),
+                  }
+                : { outcome: /** @type {const} */ ('timeout') };
+          resolve({ result: runResult({ ...common, ...seen, ...fields, ms: remoteMs }) });
+        } else if (status) {
+          // The launcher ended, or hung, before the other side said how the program did.
+          const said = err.text().trim().split('\n').at(-1);
+          const how = killed
+            ? `no end within ${Math.round((this.timeoutMs + this.launchMs) / 1000)} s`
+            : describeExit(exit);
+          const error = `its launch was lost ${status.started ? 'while the program ran' : 'before the program started'} (${how}${said ? `: ${said}` : ''})`;
+          resolve({
+            result: runResult({ ...common, outcome: 'crashed', error }),
+            lost: { started: status.started },
+          });
         } else {
-          resolve(
-            runResult({
+          resolve({
+            result: runResult({
               ...common,
-              found: out.found || err.found,
-              foundAnywhere: out.anywhere.found || err.anywhere.found,
-              exception: err.exception ?? out.exception,
-              msgLine: err.msgLine ?? out.msgLine,
-              outcome: status?.signal ? 'signaled' : 'exited',
-              exitCode: status?.code ?? null,
-              signal: status?.signal ?? null,
+              ...seen,
+              outcome: exit?.signal ? 'signaled' : 'exited',
+              exitCode: exit?.code ?? null,
+              signal: exit?.signal ?? null,
             }),
-          );
+          });
         }
       };
 
-      child.stdout?.on('data', (chunk) => out.feed(chunk));
+      child.stdout?.on('data', (chunk) => (status ? status.push(chunk) : out.feed(chunk)));
       child.stderr?.on('data', (chunk) => err.feed(chunk));
       child.on('error', (e) => {
         error = `cannot run ${this.workspace.python}: ${e.message}`;
         finish();
       });
       child.on('exit', (code, sig) => {
-        status = { code, signal: sig };
+        exit = { code, signal: sig };
         // Whatever the candidate left running in its group goes too.
         killGroup(pgid);
         drainTimer = setTimeout(finish, DRAIN_MS);
@@ -206,7 +403,17 @@ export class SubprocBackend {
 
   /** Kills every run in progress. */
   async close() {
+    this.closed = true;
     for (const pgid of this.running) killGroup(pgid);
     this.running.clear();
   }
+}
+
+/**
+ * @param {{ code: number | null, signal: NodeJS.Signals | null } | undefined} exit
+ */
+function describeExit(exit) {
+  return exit?.signal
+    ? `the launcher was killed by ${exit.signal}`
+    : `the launcher's exit status ${exit?.code}`;
 }
