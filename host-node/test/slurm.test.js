@@ -114,29 +114,67 @@ describe('--launcher through a one-node Slurm cluster', { skip }, () => {
     }
   });
 
-  test('srun starts the workers; the result is the local one, checked through srun', async () => {
+  /** The Slurm jobs running or waiting now, oldest first. */
+  const jobs = () => {
+    const squeue = spawnSync('squeue', ['-h', '-o', '%i'], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
+    assert.equal(squeue.status, 0, squeue.stderr);
+    return squeue.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map(Number)
+      .sort((a, b) => a - b);
+  };
+
+  /**
+   * Reduces the example through srun, two jobs; `onStderr` sees what it printed so far.
+   * @param {string} out
+   * @param {(text: string) => void} [onStderr]
+   */
+  const reduceThroughSrun = async (out, onStderr) => {
     fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
-    const local = await runCli(['prog.py', '--err-msg', MSG, '-o', 'local.py', '-j', '2'], { cwd: dir });
+    local ??= await runCli(['prog.py', '--err-msg', MSG, '-o', 'local.py', '-j', '2'], { cwd: dir });
     assert.equal(local.code, 0, local.stderr);
     const run = await runCli(
-      ['prog.py', '--err-msg', MSG, '-o', 'srun.py', '-j', '2', '--report', 'r.json'].concat([
+      ['prog.py', '--err-msg', MSG, '-o', out, '-j', '2', '--report', `${out}.json`].concat([
         '--launcher',
         'srun --nodes=1 --ntasks=1 --quiet',
       ]),
-      { cwd: dir, env },
+      { cwd: dir, env, onStderr },
     );
     assert.equal(run.code, 0, run.stderr);
     assert.equal(
-      fs.readFileSync(path.join(dir, 'srun.py'), 'utf8'),
+      fs.readFileSync(path.join(dir, out), 'utf8'),
       fs.readFileSync(path.join(dir, 'local.py'), 'utf8'),
     );
-    assert.match(run.stderr, /final check: srun --nodes=1 --ntasks=1 --quiet python3 srun\.py/);
-    const report = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
-    assert.equal(report.reproduced, true);
+    assert.match(run.stderr, new RegExp(`final check: srun --nodes=1 --ntasks=1 --quiet python3 ${out}`));
     // Every job step ended with the reduction.
-    await waitFor(() => {
-      const squeue = spawnSync('squeue', ['-h'], { env: { ...process.env, ...env }, encoding: 'utf8' });
-      return squeue.status === 0 && squeue.stdout.trim() === '';
-    }, 10_000);
+    await waitFor(() => jobs().length === 0, 10_000);
+    return JSON.parse(fs.readFileSync(path.join(dir, `${out}.json`), 'utf8'));
+  };
+  /** @type {{ code: number | null, stderr: string } | undefined} the local reduction's run */
+  let local;
+
+  test('srun starts the workers; the result is the local one, checked through srun', async () => {
+    const report = await reduceThroughSrun('srun.py');
+    assert.equal(report.reproduced, true);
+    assert.equal(report.restarts, 0);
+  });
+
+  test('a job cancelled mid-reduction (a preempted step) is started again, with the same result', async () => {
+    let cancelled = false;
+    const report = await reduceThroughSrun('preempted.py', (text) => {
+      if (cancelled || (text.match(/accepted #/g) ?? []).length < 10) return;
+      const [oldest] = jobs();
+      if (oldest === undefined) return;
+      cancelled = true;
+      execFileSync('scancel', [String(oldest)], { env: { ...process.env, ...env } });
+    });
+    assert.equal(cancelled, true, 'a job was cancelled');
+    assert.equal(report.reproduced, true);
+    assert.ok(report.restarts >= 1, `restarts: ${report.restarts}`);
+    assert.deepEqual(report.droppedJobs, []);
   });
 });
