@@ -164,6 +164,12 @@ export interface ReducePythonOptions {
   /** Fill `{host}` of `launcher` job by job (round-robin): `"h1,h2"` or `["h1", "h2"]`. */
   hosts?: string | readonly string[];
   /**
+   * Whether `launcher` hands the worker's command to a shell on the other side as one
+   * line, as ssh does, so its words are quoted for it. Default: true when the template
+   * has an `ssh` or `autossh` word.
+   */
+  launcherShell?: boolean;
+  /**
    * With `launcher`: files and folders of the program's folder (`file`'s; the current
    * folder with `source`) that the other side gets beside the program, at the same
    * place relative to it: its modules, its data.

@@ -47,6 +47,7 @@ const OPTIONS = parseArgsOptions();
  * @property {string} [launcher]
  * @property {string[]} [ship]
  * @property {string} [hosts]
+ * @property {boolean} [launcherShell]
  * @property {boolean} matchQuotedSource
  * @property {boolean} sandbox
  * @property {boolean} forceJobs
@@ -131,6 +132,7 @@ export function parseCli(argv) {
     gpus: text('gpus'),
     launcher: text('launcher'),
     hosts: text('hosts'),
+    launcherShell: yesNo('--launcher-shell', text('launcher-shell')),
     ship: list('ship'),
     matchQuotedSource: flag('match-quoted-source'),
     sandbox: !flag('no-sandbox'),
@@ -211,6 +213,18 @@ function number(name, text, fallback, integer, unit = 'seconds') {
     throw new AutoddError('usage', `${name} must be ${what}, not '${text}'`);
   }
   return value;
+}
+
+/**
+ * @param {string} name
+ * @param {string | undefined} text `yes` or `no`
+ * @returns {boolean | undefined}
+ */
+function yesNo(name, text) {
+  if (text === undefined) return undefined;
+  if (text !== 'yes' && text !== 'no')
+    throw new AutoddError('usage', `${name} must be yes or no, not '${text}'`);
+  return text === 'yes';
 }
 
 /**
@@ -307,6 +321,7 @@ export async function main(argv) {
       gpus,
       launcher: args.launcher,
       hosts: args.hosts,
+      launcherShell: args.launcherShell,
       ship: args.ship,
       matchQuotedSource: args.matchQuotedSource,
       sandbox: args.sandbox,

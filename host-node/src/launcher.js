@@ -107,8 +107,10 @@ export class Launcher {
    * @param {Record<string, string>} [options.ship] what goes beside the program there: path
    *   relative to its folder → base64 of the contents (see `shippedRun`)
    * @param {Buffer} [options.stdin] what every run there reads on its standard input (`--stdin`)
+   * @param {boolean} [options.shell] whether the launcher hands the worker's command to a
+   *   shell there as one line (default: when the template has an ssh or autossh word)
    */
-  constructor({ template, hosts = [], python, ship = {}, stdin }) {
+  constructor({ template, hosts = [], python, ship = {}, stdin, shell }) {
     this.words = splitWords(template);
     if (this.words.length === 0) throw new AutoddError('usage', '--launcher must name a command');
     const wantsHost = this.words.some((w) => w.includes('{host}'));
@@ -130,7 +132,7 @@ export class Launcher {
      * ssh hands its command to the remote shell as one line: the words are quoted for it,
      * also when ssh is not the template's first word (`timeout 60 ssh {host}`, `autossh`).
      */
-    this.viaShell = this.words.some((w) => REMOTE_SHELLS.includes(path.basename(w)));
+    this.viaShell = shell ?? this.words.some((w) => REMOTE_SHELLS.includes(path.basename(w)));
     // Made once, not at every worker's start (nor at autodd's start without a launcher).
     this.boot = bootCode();
     /** What goes to every run there, beside the program: `--ship`'s files and `--stdin`'s bytes. */

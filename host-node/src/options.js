@@ -67,6 +67,12 @@ export const OPTION_SPECS = [
     help: "fill the launcher's `{host}` job by job, round-robin (`h1,h2`)",
   },
   {
+    name: 'launcher-shell',
+    api: 'launcherShell',
+    value: 'yes|no',
+    help: "whether the launcher hands the worker's command to a shell there as one line, so its words are quoted (default: yes when the template has an `ssh` or `autossh` word)",
+  },
+  {
     name: 'ship',
     api: 'ship',
     value: 'PATH',

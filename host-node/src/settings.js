@@ -128,6 +128,8 @@ function warmUpOf(file, backendName) {
 function launcherOf(options) {
   if (options.launcher === undefined) {
     if (options.hosts !== undefined) throw new AutoddError('usage', '--hosts needs --launcher');
+    if (options.launcherShell !== undefined)
+      throw new AutoddError('usage', '--launcher-shell needs --launcher');
     if (options.ship?.length) {
       throw new AutoddError('usage', '--ship needs --launcher: runs here find the files beside SOURCE');
     }
@@ -147,9 +149,13 @@ function launcherOf(options) {
   // folder on the other side).
   const home =
     options.file !== undefined ? path.dirname(realpath(path.resolve(options.file))) : process.cwd();
+  if (options.launcherShell !== undefined && typeof options.launcherShell !== 'boolean') {
+    throw new AutoddError('usage', 'launcherShell must be true or false');
+  }
   return new Launcher({
     template: options.launcher,
     hosts,
+    shell: options.launcherShell,
     python: options.python ?? 'python3',
     ship: shippedRun(ship, home),
     // Read here: the other side gets its bytes, not its path.

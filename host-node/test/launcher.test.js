@@ -56,6 +56,37 @@ describe('--launcher: the template', () => {
     assert.equal(srun.argv(0, env, false).at(-2), code.slice(1, -1));
   });
 
+  test('--launcher-shell: a wrapper that hands the command to a shell there gets it quoted', async () => {
+    // A site's own login wrapper, under a name of its own: like ssh, it joins its words
+    // into one line that a shell on the other side reads.
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'gpu-login'), 'host=$1; shift\nexec sh -c "$*"\n');
+    fs.writeFileSync(path.join(dir, 'prog.py'), `unused = 1\nraise ValueError('${MSG}')\n`);
+    const args = ['prog.py', '--err-msg', MSG, '--launcher', `sh ${path.join(dir, 'gpu-login')} {host}`];
+    const guessed = await runCli([...args, '-o', 'guessed.py', '--hosts', 'a'], { cwd: dir });
+    assert.equal(guessed.code, 1, guessed.stderr);
+    assert.match(guessed.stderr, /job 1's worker did not start through the launcher: .*(syntax|unexpected)/i);
+    const told = await runCli([...args, '-o', 'told.py', '--hosts', 'a', '--launcher-shell', 'yes'], {
+      cwd: dir,
+    });
+    assert.equal(told.code, 0, told.stderr);
+    assert.equal(fs.readFileSync(path.join(dir, 'told.py'), 'utf8'), `raise ValueError('${MSG}')\n`);
+    // And the other way: an ssh word that is not the command.
+    const env = { PYTHONHASHSEED: '0' };
+    const pod = new Launcher({ template: 'kubectl exec -i ssh --', python: 'python3', shell: false });
+    assert.equal(
+      pod.argv(0, env, false).at(-2),
+      new Launcher({ template: 'srun', python: 'python3' }).argv(0, env, false).at(-2),
+    );
+    const wrapper = new Launcher({
+      template: 'gpu-login {host}',
+      hosts: ['a'],
+      python: 'python3',
+      shell: true,
+    });
+    assert.match(/** @type {string} */ (wrapper.argv(0, env, false).at(-2)), /^'import base64/);
+  });
+
   test('is split into words as a shell would, and misuse is a usage error', async () => {
     assert.deepEqual(splitWords(`ssh -o 'A B' "x\\"y" c\\ d {host}`), [
       'ssh',
@@ -81,6 +112,8 @@ describe('--launcher: the template', () => {
       [['--launcher', 'env', '--ship', 'nothing.py'], /--ship nothing\.py: no such file or folder/],
       [['--launcher', 'env', '--ship', outside], /--ship .* is outside the program's folder/],
       [['--launcher', 'env', '--ship', 'data'], /--ship data\/table\.csv: cannot read it: no such file/],
+      [['--launcher-shell', 'yes'], /--launcher-shell needs --launcher/],
+      [['--launcher', 'env', '--launcher-shell', 'maybe'], /--launcher-shell must be yes or no, not 'maybe'/],
     ];
     for (const [args, message] of misuses) {
       const run = await runCli(['prog.py', '--err-msg', MSG, '-o', 'out.py', ...args], { cwd: dir });

@@ -16,13 +16,22 @@ test("README's options table is the one src/options.js makes", () => {
   assert.equal(block[1], markdownTable(), 'run `node scripts/options-table.mjs --write`');
 });
 
+/** A value `parseCli` takes for each option with a value. */
+const SAMPLES = /** @type {Record<string, string>} */ ({
+  backend: 'subproc',
+  'launcher-shell': 'yes',
+  'memory-limit': '100',
+  python: 'python3.12',
+  stdin: 'in.txt',
+});
+
 test('the parser takes every declared option, and --help lists each', () => {
   const help = helpText();
   for (const option of OPTION_SPECS) {
     assert.match(help, new RegExp(`--${option.name}\\b`));
     if (option.name === 'help' || option.name === 'version') continue;
     const args = ['p.py', '--err-msg', 'M', '-o', 'out.py', `--${option.name}`];
-    if (option.value) args.push(option.name === 'backend' ? 'subproc' : '3');
+    if (option.value) args.push(SAMPLES[option.name] ?? '3');
     assert.doesNotThrow(() => parseCli(args), option.name);
   }
 });
@@ -42,14 +51,6 @@ function fieldsOf(file, name) {
   assert.ok(body, `${file} declares ${name}`);
   return new Set([...body[1].matchAll(/^ {2,4}(\w+)\??[:(]/gm)].map((m) => m[1]));
 }
-
-/** A value `parseCli` takes for each option with a value. */
-const SAMPLES = /** @type {Record<string, string>} */ ({
-  backend: 'subproc',
-  'memory-limit': '100',
-  python: 'python3.12',
-  stdin: 'in.txt',
-});
 
 test('each option sets the reducePython() option it names, declared in index.d.ts', () => {
   const api = fieldsOf(path.join(HOST, 'index.d.ts'), 'ReducePythonOptions');
