@@ -51,7 +51,10 @@ export type HostErrorCode =
   | 'not-reproduced'
   /** The wasm engine was not built: run scripts/build-wasm.sh nodejs. */
   | 'wasm-missing'
-  /** Every job lost its worker (a launcher's host gone) and none could be started again. */
+  /**
+   * Every job lost its worker (a launcher's host gone) and none could be started again,
+   * or with the subproc backend no job's runs could be launched any more.
+   */
   | 'workers-lost';
 
 /** `internal` is a bug, never thrown as an `AutoddError`. */

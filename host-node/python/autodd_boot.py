@@ -12,8 +12,41 @@ Stdin is read with os.read, unbuffered, so the protocol's first line stays unrea
 
 Run as `python3 -c CODE autodd-remote-run` instead (the subproc backend through a
 launcher), it runs the one program the header's "candidate" holds, within its time
-limit, and says on stdout when it started and how it ended (see run_one)."""
-import base64, json, os, shutil, sys, tempfile, zlib
+limit, and says on stdout when it started and how it ended (see run_one). What it
+imports is kept to modules that import nothing slow (no re, no random): it runs once
+per candidate there."""
+import binascii, json, os, sys, zlib
+
+
+def remove(folder):
+    """shutil.rmtree(folder, ignore_errors=True), without shutil's imports."""
+    for root, dirs, files in os.walk(folder, topdown=False):
+        for name in files:
+            try:
+                os.unlink(os.path.join(root, name))
+            except OSError:
+                pass
+        for name in dirs:
+            try:
+                os.rmdir(os.path.join(root, name))
+            except OSError:
+                pass
+    try:
+        os.rmdir(folder)
+    except OSError:
+        pass
+
+
+def private_folder():
+    """tempfile.mkdtemp(prefix="autodd-remote-"), without tempfile's imports."""
+    parent = os.environ.get("TMPDIR") or "/tmp"
+    while True:
+        home = os.path.join(parent, "autodd-remote-" + binascii.hexlify(os.urandom(6)).decode())
+        try:
+            os.mkdir(home, 0o700)
+            return home
+        except FileExistsError:
+            pass
 
 
 def take(n):
@@ -34,7 +67,7 @@ def run_one(candidate, run, home):
     before it runs, and once it and all it started are gone, how it ended ("exit N",
     "signal NAME" or "timeout") and the milliseconds it ran. A launch whose stdout ends
     without that last line was lost on the way (a dropped connection, a host gone)."""
-    import signal, subprocess, threading, time
+    import signal, threading, time
 
     mark = b"\0autodd " + candidate["nonce"].encode() + b" "
     os.makedirs(run, exist_ok=True)
@@ -42,16 +75,26 @@ def run_one(candidate, run, home):
     with open(path, "w", encoding="utf-8") as f:
         f.write(candidate["source"])
     stdin = os.path.join(home, "stdin")
-    feed = open(stdin, "rb") if os.path.exists(stdin) else subprocess.DEVNULL
     os.write(1, mark + b"start\n")
     start = time.monotonic()
-    proc = subprocess.Popen([sys.executable, path], cwd=run, stdin=feed, start_new_session=True)
-    with open(os.path.join(home, "pgid"), "w") as f:
-        f.write(str(proc.pid))
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            os.chdir(run)
+            feed = os.open(stdin if os.path.exists(stdin) else os.devnull, os.O_RDONLY)
+            os.dup2(feed, 0)
+            os.execv(sys.executable, [sys.executable, path])
+        finally:
+            os._exit(127)
+    # Whole or not at all, for the janitor.
+    with open(os.path.join(home, "pgid.new"), "w") as f:
+        f.write(str(pid))
+    os.replace(os.path.join(home, "pgid.new"), os.path.join(home, "pgid"))
 
     def kill():
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
 
@@ -60,31 +103,37 @@ def run_one(candidate, run, home):
             pass
         kill()
 
-    threading.Thread(target=watch, daemon=True).start()
-    try:
-        status = proc.wait(candidate["timeoutMs"] / 1000)
-        ended = "exit %d" % status
-        if status < 0:
-            try:
-                ended = "signal " + signal.Signals(-status).name
-            except ValueError:
-                ended = "signal %d" % -status
-    except subprocess.TimeoutExpired:
+    def time_out():
+        timed_out.append(True)
         kill()
-        proc.wait()
-        ended = "timeout"
+
+    threading.Thread(target=watch, daemon=True).start()
+    # A timer, not wait(timeout), which polls (up to 50 ms late).
+    timed_out = []
+    timer = threading.Timer(candidate["timeoutMs"] / 1000, time_out)
+    timer.start()
+    status = os.waitpid(pid, 0)[1]
+    timer.cancel()
     ms = (time.monotonic() - start) * 1000
+    ended = "exit %d" % os.WEXITSTATUS(status)
+    if timed_out:
+        ended = "timeout"
+    elif os.WIFSIGNALED(status):
+        try:
+            ended = "signal " + signal.Signals(os.WTERMSIG(status)).name
+        except ValueError:
+            ended = "signal %d" % os.WTERMSIG(status)
     kill()  # what it left running
     os.write(1, mark + ("end %s %.3f\n" % (ended, ms)).encode())
-    shutil.rmtree(home, ignore_errors=True)
+    remove(home)
     os._exit(0)
 
 
 size = b""
 while not size.endswith(b"\n"):
     size += take(1)
-header = json.loads(zlib.decompress(base64.b64decode(take(int(size)))))
-home = tempfile.mkdtemp(prefix="autodd-remote-")
+header = json.loads(zlib.decompress(binascii.a2b_base64(take(int(size)))))
+home = private_folder()
 # A janitor removes the folder once the worker and every process it started are gone,
 # however they end (a worker killed with SIGKILL cannot clean up): it waits for the end
 # of a pipe whose write end they all hold. A single run's program, in a session of its
@@ -104,7 +153,7 @@ if os.fork() == 0:
             os.killpg(int(f.read()), 9)
     except (OSError, ValueError):
         pass
-    shutil.rmtree(home, ignore_errors=True)
+    remove(home)
     os._exit(0)
 os.close(gone_r)
 owner = os.getpid()
@@ -123,11 +172,11 @@ try:
         path = os.path.join(run, *parts)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
-            f.write(base64.b64decode(data))
+            f.write(binascii.a2b_base64(data))
     if "stdin" in header:
         # What every run reads on its standard input (`--stdin`); the worker finds it.
         with open(os.path.join(home, "stdin"), "wb") as f:
-            f.write(base64.b64decode(header["stdin"]))
+            f.write(binascii.a2b_base64(header["stdin"]))
     shims = os.path.join(lib, "shims")
     # Last: an `autodd` or `tilelang` installed there wins over the stand-ins.
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), shims) if p)
@@ -140,4 +189,4 @@ try:
     main(home)
 finally:
     if os.getpid() == owner:  # not in a forked process that got here
-        shutil.rmtree(home, ignore_errors=True)
+        remove(home)

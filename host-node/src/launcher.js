@@ -13,14 +13,14 @@ import { inside, PYTHON_DIR } from './python.js';
 
 /**
  * The code a remote `python3 -c` runs: python/autodd_boot.py, as one line of only
- * letters, digits and `+/=();,."` (compressed, in base64), which any remote shell
+ * letters, digits and `_+/=();,."` (compressed, in base64), which any remote shell
  * (sh, bash, csh) passes on unchanged within single quotes.
  */
 function bootCode() {
   const packed = zlib
     .deflateSync(fs.readFileSync(path.join(PYTHON_DIR, 'autodd_boot.py')))
     .toString('base64');
-  return `import base64,zlib;exec(zlib.decompress(base64.b64decode("${packed}")))`;
+  return `import binascii,zlib;exec(zlib.decompress(binascii.a2b_base64("${packed}")))`;
 }
 
 /**
@@ -182,7 +182,10 @@ export class Launcher {
       .map((name) => `${name}=${env[name]}`);
     // The last word names the process in process lists, and says what it is to do: serve
     // as a runner worker, or (`autodd-remote-run`) run one program, the subproc backend's.
-    const worker = ['env', ...settings, this.python, '-c', this.boot, role];
+    // A single run's launcher needs only the standard library: no site (its .pth files
+    // can take longer than the program); the program it starts has its site.
+    const flags = role === 'autodd-remote-run' ? ['-S'] : [];
+    const worker = ['env', ...settings, this.python, ...flags, '-c', this.boot, role];
     return [...this.launcherWords(slot), ...(this.viaShell ? worker.map(shellQuote) : worker)];
   }
 

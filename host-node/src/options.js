@@ -282,6 +282,7 @@ export function helpText() {
  * @returns {string}
  */
 export function markdownTable() {
-  const rows = OPTION_SPECS.map((o) => `| \`${spelling(o)}\` | ${o.help} |`);
+  // A `|` splits a table's cell, in code too, unless escaped.
+  const rows = OPTION_SPECS.map((o) => `| \`${spelling(o).replaceAll('|', '\\|')}\` | ${o.help} |`);
   return ['| option | meaning |', '| --- | --- |', ...rows].join('\n');
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createBackend } from './backends/index.js';
 import { describeDevices } from './devices.js';
-import { SubprocBackend } from './backends/subproc.js';
+import { LAUNCH_LOST, SubprocBackend } from './backends/subproc.js';
 import { loadEngine } from './engine.js';
 import { AutoddError, fromEngine } from './errors.js';
 import { OutputWriter } from './files.js';
@@ -244,33 +244,41 @@ export async function reducePython(options) {
         if (launcher) {
           // The user's own run is one on the cluster: a fresh `python3` there, started
           // through the launcher of a job still in the reduction (job 1 unless it was
-          // dropped), with the user's environment (no fixed hash seed) and that job's device.
+          // dropped), with the user's environment (no fixed hash seed) and that job's
+          // device; if its launches are lost, through the next live job's.
           const { droppedJobs } = restarts();
           const live = Array.from({ length: jobs }, (_, s) => s).filter((s) => !droppedJobs.includes(s + 1));
-          const slot = live.length ? live[job % live.length] : 0;
-          const there = launcher.only(slot);
-          finalCheck = {
-            command: [...there.command(0), path.basename(target ?? workspace.file(0))],
-            cwd: 'a private temporary folder there',
-            isolated: false,
-            freezeShim: shim,
-          };
-          const fresh = new SubprocBackend({
-            workspace,
-            needle: errMsg,
-            timeoutMs: ms,
-            // Starting it (a connection, an allocation) gets what a worker's start gets.
-            launchMs: timeout * 1000,
-            jobs: 1,
-            env: workspace.onJobDevice(workspace.userEnv, slot),
-            launcher: there,
-            job: slot,
-          });
-          try {
-            return await fresh.run(text, { signal: runSignal });
-          } finally {
-            await fresh.close();
+          const order = live.length ? live.map((_, i) => live[(job + i) % live.length]) : [0];
+          /** @type {import('./backends/result.js').RunResult | undefined} */
+          let result;
+          for (const slot of order) {
+            const there = launcher.only(slot);
+            finalCheck = {
+              command: [...there.command(0), path.basename(target ?? workspace.file(0))],
+              cwd: 'a private temporary folder there',
+              isolated: false,
+              freezeShim: shim,
+            };
+            const fresh = new SubprocBackend({
+              workspace,
+              needle: errMsg,
+              timeoutMs: ms,
+              // Starting it (a connection, an allocation) gets what a worker's start gets.
+              launchMs: timeout * 1000,
+              jobs: 1,
+              env: workspace.onJobDevice(workspace.userEnv, slot),
+              launcher: there,
+              job: slot,
+              stopWhenLost: false,
+            });
+            try {
+              result = await fresh.run(text, { signal: runSignal });
+            } finally {
+              await fresh.close();
+            }
+            if (!(result.outcome === 'crashed' && result.error?.startsWith(LAUNCH_LOST))) break;
           }
+          return /** @type {import('./backends/result.js').RunResult} */ (result);
         }
         const direct =
           !workspace.isolated &&

@@ -48,7 +48,7 @@ describe('--launcher: the template', () => {
     const words = ssh.argv(1, env, false);
     assert.deepEqual(words.slice(0, 4), ['ssh', '-p', '22', 'b']);
     const code = /** @type {string} */ (words.at(-2));
-    assert.match(code, /^'import base64,zlib;exec\(.*\)'$/);
+    assert.match(code, /^'import binascii,zlib;exec\(.*\)'$/);
     assert.doesNotMatch(code, /\n/);
     // ssh behind a wrapper still hands the words to a shell; srun and kubectl do not.
     const wrapped = new Launcher({ template: 'timeout 600 ssh {host}', hosts: ['a'], python: 'python3' });
@@ -84,7 +84,7 @@ describe('--launcher: the template', () => {
       python: 'python3',
       shell: true,
     });
-    assert.match(/** @type {string} */ (wrapper.argv(0, env, false).at(-2)), /^'import base64/);
+    assert.match(/** @type {string} */ (wrapper.argv(0, env, false).at(-2)), /^'import binascii/);
   });
 
   test('is split into words as a shell would, and misuse is a usage error', async () => {
@@ -432,7 +432,7 @@ describe(
       assert.equal(run.code, 2, run.stderr);
       assert.match(
         run.stderr,
-        /^autodd: error: job 1 \(down-2\) lost its worker and could not start it again .*no other job is left/m,
+        /^autodd: error: job 1 \(down-2\): its worker died and could not be started again .*no other job is left/m,
       );
       assert.doesNotMatch(run.stderr, /^\s+at /m);
       // What OUTPUT holds was accepted, so it reproduces, and is smaller than the original.
@@ -509,6 +509,76 @@ describe('--backend subproc through a launcher', () => {
       workspace.close();
     }
     await nothingLeft();
+  });
+
+  /**
+   * A backend of one job through `template` for `use`, closed after it; then nothing
+   * launched is left.
+   * @param {string} template
+   * @param {{ timeoutMs: number, launchMs?: number }} limits
+   * @param {(backend: SubprocBackend) => Promise<void>} use
+   */
+  const throughLauncher = async (template, limits, use) => {
+    const workspace = await Workspace.create({ python: 'python3', jobs: 1 });
+    const launcher = new Launcher({ template, python: 'python3' });
+    const backend = new SubprocBackend({ workspace, needle: MSG, jobs: 1, launcher, ...limits });
+    try {
+      await use(backend);
+    } finally {
+      await backend.close();
+      workspace.close();
+    }
+    await nothingLeft();
+  };
+
+  test('a launcher that never starts the program is given up on after the time allowed', async () => {
+    await throughLauncher('sh -c "sleep 30" sh', { timeoutMs: 200, launchMs: 300 }, async (backend) => {
+      const r = await backend.run(`print("${MSG}")`);
+      assert.equal(r.outcome, 'crashed');
+      assert.match(
+        r.error ?? '',
+        /^its launch was lost before the program started \(the launcher did not start it within/,
+      );
+      // Made again each time, and then, the only job, never launched: the run's crash.
+      assert.equal(backend.restarts, 3);
+      assert.equal(backend.dropped.size, 0);
+    });
+  });
+
+  test('closing the backend cancels a launch, which is not made again', async () => {
+    await throughLauncher('env', { timeoutMs: 10_000 }, async (backend) => {
+      const pending = backend.run('import time\ntime.sleep(30)');
+      await waitFor(() => launched('python').length >= 2, 5000);
+      await backend.close();
+      const r = await pending;
+      assert.equal(r.outcome, 'cancelled');
+      assert.equal(backend.restarts, 0);
+    });
+  });
+
+  test('once the program said how it ended, a process it left holding stdout is not waited for', async () => {
+    const mark = `held-${process.pid}`;
+    try {
+      // Like ssh, the launcher here ends when the other side's stdout is closed by all.
+      await throughLauncher(`sh -c '"$@" | cat' sh`, { timeoutMs: 10_000 }, async (backend) => {
+        const started = performance.now();
+        const r = await backend.run(
+          [
+            'import os, subprocess, sys',
+            `env = dict(os.environ, AUTODD_TEST_MARK="${mark}")`,
+            'subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env, start_new_session=True)',
+            `print("${MSG}")`,
+          ].join('\n'),
+        );
+        assert.equal(r.outcome, 'exited');
+        assert.equal(r.found, true);
+        assert.ok(performance.now() - started < 5000, `took ${performance.now() - started} ms`);
+        assert.equal(processesWithMark(mark).length, 1, 'it escaped its session, as it can here too');
+        for (const pid of processesWithMark(mark)) process.kill(pid, 'SIGKILL');
+      });
+    } finally {
+      for (const pid of processesWithMark(mark)) process.kill(pid, 'SIGKILL');
+    }
   });
 
   test('a program that ends its own launch each time is a crash, and no job is dropped', async () => {
@@ -613,8 +683,9 @@ describe('--backend subproc through a launcher', () => {
       const run = await reduceThere('flaky.py', ['flaky-1', 'flaky-2']);
       assert.equal(run.code, 0, run.stderr);
       assert.equal(fs.readFileSync(path.join(dir, 'flaky.py'), 'utf8'), here);
-      // Lost launches were made again.
+      // Lost launches were made again, and none was taken for a candidate's verdict.
       assert.ok(run.report.restarts > 0, `restarts: ${run.report.restarts}`);
+      assert.equal(run.report.outcomes.crashed, 0);
       assert.deepEqual(run.report.droppedJobs, []);
       assert.equal(run.report.reproduced, true);
     });
@@ -637,7 +708,7 @@ describe('--backend subproc through a launcher', () => {
       assert.equal(run.code, 2, run.stderr);
       assert.match(
         run.stderr,
-        /^autodd: error: job 1 \(down-30\) could not launch its runs any more .*no other job is left/m,
+        /^autodd: error: job 1 \(down-30\): its runs could not be launched any more .*no other job is left/m,
       );
       assert.doesNotMatch(run.stderr, /^\s+at /m);
       const kept = fs.readFileSync(path.join(dir, 'stopped.py'), 'utf8');

@@ -5,7 +5,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AutoddError } from '../errors.js';
 import { PYTHON_DIR } from '../python.js';
 import {
   Capture,
@@ -15,6 +14,7 @@ import {
   untrackGroup,
   untrackGroupSource,
 } from './capture.js';
+import { dropJob, untilNotLost } from './lost.js';
 import { runResult, signalName } from './result.js';
 import { Slots } from './slots.js';
 
@@ -25,10 +25,6 @@ const GRACE_MS = 5000;
 const EXIT_WAIT_MS = 1000;
 /** How a run ends whose worker died under it (a `crashed` run's error starts so). */
 const WORKER_DIED = 'the Python worker died';
-/** How many times a candidate whose worker died under it is run again, on a new worker… */
-const RESTARTS = 3;
-/** …after this long, doubled each time. */
-const RESTART_BACKOFF_MS = 250;
 /** The largest program compiled ahead (the worker's AHEAD_BYTES). */
 const AHEAD_BYTES = 65536;
 
@@ -439,53 +435,38 @@ export class RunnerBackend {
   async run(source, { signal } = {}) {
     for (;;) {
       const slot = await this.slots.acquire();
-      let lost = false;
+      let dropped = false;
       try {
         if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
         const file = this.launcher ? source : this.workspace.write(slot, source);
-        let result = runResult({ outcome: 'crashed', error: 'the Python worker did not start', ms: 0 });
-        /** Whether every try had a worker, which then died under this candidate. */
-        let startedEachTime = true;
         // A worker that dies under a candidate (its launcher exited, its connection
-        // dropped, its host rebooted) is started again and the candidate run again, so
-        // the search is the one a run without the fault makes.
-        for (let attempt = 0; attempt <= RESTARTS; attempt++) {
-          if (attempt > 0) {
-            await new Promise((resolve) => setTimeout(resolve, RESTART_BACKOFF_MS * 2 ** (attempt - 1)));
-            if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
-          }
-          const worker = await this.worker(slot);
-          if (!worker) {
-            startedEachTime = false;
-            continue;
-          }
-          result = await worker.run(file, signal);
-          if (!(result.outcome === 'crashed' && result.error?.startsWith(WORKER_DIED))) return result;
-        }
-        if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
-        // Started again each time, and each time lost under this very candidate: the
-        // candidate takes its worker down (it kills its parent, say). That is its verdict,
-        // and the job goes on.
-        if (startedEachTime) return result;
+        // dropped, its host rebooted) is started again and the candidate run again.
+        const { result, jobLost } = await untilNotLost(
+          async () => {
+            const worker = await this.worker(slot);
+            if (!worker) {
+              const error = 'the Python worker did not start';
+              return { result: runResult({ outcome: 'crashed', error, ms: 0 }), lost: { started: false } };
+            }
+            const result = await worker.run(file, signal);
+            const died = result.outcome === 'crashed' && result.error?.startsWith(WORKER_DIED);
+            return died ? { result, lost: { started: true } } : { result };
+          },
+          { signal, closed: () => this.closed },
+        );
+        if (!jobLost) return result;
         const job = `job ${slot + 1}${this.launcher?.host(slot) ? ` (${this.launcher.host(slot)})` : ''}`;
-        if (this.slots.size - this.dropped.size <= 1) {
-          // No worker ever started (a refused key, a wrong host): the launcher's warning
-          // and the original's failed check say so.
-          if (!this.everStarted) return result;
-          // Going on would turn every later candidate into a crash, a verdict the fault
-          // made: the reduction stops, with the smallest program found so far in OUTPUT.
-          throw new AutoddError(
-            'workers-lost',
-            `${job} lost its worker and could not start it again (${result.error}), ` +
-              'and no other job is left to run candidates',
-          );
-        }
-        // This job cannot be restarted: the others go on without it.
-        lost = true;
-        this.dropped.add(slot);
-        this.onWarning(`${job} dropped: its worker died and could not be started again (${result.error})`);
+        const why = `its worker died and could not be started again (${result.error})`;
+        const { everStarted: everRan, onWarning } = this;
+        dropped = dropJob(
+          { dropped: this.dropped, jobs: this.slots.size, everRan, onWarning },
+          slot,
+          job,
+          why,
+        );
+        if (!dropped) return result;
       } finally {
-        if (!lost) this.slots.release(slot);
+        if (!dropped) this.slots.release(slot);
       }
     }
   }

@@ -6,9 +6,9 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AutoddError } from '../errors.js';
 import { SANDBOX_PY } from '../python.js';
 import { killGroup, trackGroup, untrackGroup } from './capture.js';
+import { dropJob, untilNotLost } from './lost.js';
 import { runResult, signalName } from './result.js';
 import { OutputScan } from './scan.js';
 import { Slots } from './slots.js';
@@ -16,9 +16,8 @@ import { Slots } from './slots.js';
 /** After the candidate exits, how long a process it left holding its pipes may keep them. */
 const DRAIN_MS = 500;
 
-/** How often a launch lost on the way is tried again, and the first wait before it (doubling). */
-const RELAUNCHES = 3;
-const RELAUNCH_BACKOFF_MS = 250;
+/** How a run ends whose launch was lost on the way (a `crashed` run's error starts so). */
+export const LAUNCH_LOST = 'its launch was lost';
 
 /** @typedef {import('./result.js').RunResult} RunResult */
 
@@ -111,6 +110,9 @@ export class SubprocBackend {
    * @param {number} [options.job] with one job, use the workspace's files of this job
    *   (default 0): a backend for one run beside others
    * @param {(message: string) => void} [options.onWarning]
+   * @param {boolean} [options.stopWhenLost] through a launcher, when the last job's runs
+   *   cannot be launched any more: stop the reduction (`workers-lost`; the default), or
+   *   give the run that crash (a final check, which may try another host)
    */
   constructor({
     workspace,
@@ -125,12 +127,14 @@ export class SubprocBackend {
     launchMs,
     job = 0,
     onWarning,
+    stopWhenLost = true,
   }) {
     this.name = 'subproc';
     this.workspace = workspace;
     this.launcher = launcher;
     this.launchMs = launchMs ?? timeoutMs;
     this.onWarning = onWarning ?? (() => {});
+    this.stopWhenLost = stopWhenLost;
     /** Launches made again because one was lost on the way. */
     this.restarts = 0;
     /** @type {Set<number>} jobs whose runs could not be launched any more: given no more runs */
@@ -173,81 +177,49 @@ export class SubprocBackend {
       const slot = this.firstJob + acquired;
       let dropped = false;
       try {
+        if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
         const env = this.env ?? this.workspace.jobEnvs[slot];
         if (!this.launcher) {
           const file = this.workspace.write(slot, source);
           const cwd = this.cwd ?? this.workspace.runCwd(slot);
           return (await this.spawn(file, signal, this.sandbox(slot), cwd, env)).result;
         }
-        const launched = await this.launch(slot, source, env, signal);
-        if (launched) return launched;
-        dropped = true;
+        const { launcher } = this;
+        // A launch lost on the way (its connection dropped, its host rebooted) is made
+        // again, so the search is the one a run without the fault makes.
+        const { result, jobLost } = await untilNotLost(
+          async () => {
+            const nonce = randomBytes(16).toString('hex');
+            // Nothing is written here: the program travels on the launcher's stdin.
+            const remote = {
+              argv: launcher.argv(slot, env, this.workspace.devices !== null, 'autodd-remote-run'),
+              header: launcher.runHeader(path.basename(this.workspace.file(slot)), source, {
+                nonce,
+                timeoutMs: this.timeoutMs,
+              }),
+              nonce,
+            };
+            const run = await this.spawn('', signal, null, this.workspace.cwd, env, remote);
+            if (!run.lost || run.lost.started) this.everLaunched = true;
+            return run;
+          },
+          { signal, closed: () => this.closed, onRetry: () => (this.restarts += 1) },
+        );
+        if (!jobLost || !this.stopWhenLost) return result;
+        const job = `job ${slot + 1}${launcher.host(slot) ? ` (${launcher.host(slot)})` : ''}`;
+        const why = `its runs could not be launched any more (${result.error})`;
+        const { everLaunched: everRan, onWarning } = this;
+        dropped = dropJob(
+          { dropped: this.dropped, jobs: this.slots.size, everRan, onWarning },
+          slot,
+          job,
+          why,
+        );
+        if (!dropped) return result;
       } finally {
         if (!dropped) this.slots.release(acquired);
       }
     }
-  }
-
-  /**
-   * Runs one program through the launcher as job `slot`, launching it again when the
-   * launch was lost on the way (its connection dropped, its host rebooted), so the
-   * search is the one a run without the fault makes.
-   * @param {number} slot
-   * @param {string} source
-   * @param {NodeJS.ProcessEnv} env
-   * @param {AbortSignal | undefined} signal
-   * @returns {Promise<RunResult | undefined>} undefined: the job is dropped, run it elsewhere
-   */
-  async launch(slot, source, env, signal) {
-    const launcher = /** @type {import('../launcher.js').Launcher} */ (this.launcher);
-    /** @type {RunResult | undefined} */
-    let result;
-    /** Whether every try got as far as starting the program, which then never ended there. */
-    let startedEachTime = true;
-    for (let attempt = 0; attempt <= RELAUNCHES; attempt++) {
-      if (attempt > 0) {
-        await new Promise((resolve) => setTimeout(resolve, RELAUNCH_BACKOFF_MS * 2 ** (attempt - 1)));
-        if (signal?.aborted || this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
-        this.restarts += 1;
-      }
-      const nonce = randomBytes(16).toString('hex');
-      // Nothing is written here: the program travels on the launcher's stdin.
-      const remote = {
-        argv: launcher.argv(slot, env, this.workspace.devices !== null, 'autodd-remote-run'),
-        header: launcher.runHeader(path.basename(this.workspace.file(slot)), source, {
-          nonce,
-          timeoutMs: this.timeoutMs,
-        }),
-        nonce,
-      };
-      const run = await this.spawn('', signal, null, this.workspace.cwd, env, remote);
-      // Killed by close(): the reduction ended, not the launch.
-      if (this.closed) return runResult({ outcome: 'cancelled', ms: 0 });
-      result = run.result;
-      if (!run.lost) {
-        this.everLaunched = true;
-        return result;
-      }
-      if (run.lost.started) this.everLaunched = true;
-      else startedEachTime = false;
-    }
-    result = /** @type {RunResult} */ (result);
-    // Started each time, and each time gone without an end under this very program: it
-    // ends its own run there (it kills its parent, say). That is its verdict.
-    if (startedEachTime) return result;
-    const job = `job ${slot + 1}${launcher.host(slot) ? ` (${launcher.host(slot)})` : ''}`;
-    if (this.slots.size - this.dropped.size <= 1) {
-      // Never launched (a refused key, a wrong host): the original's failed check says so.
-      if (!this.everLaunched) return result;
-      // Going on would turn every later candidate into a crash, a verdict the fault made.
-      throw new AutoddError(
-        'workers-lost',
-        `${job} could not launch its runs any more (${result.error}), and no other job is left to run candidates`,
-      );
-    }
-    this.dropped.add(slot);
-    this.onWarning(`${job} dropped: its runs could not be launched any more (${result.error})`);
-    return undefined;
   }
 
   /**
@@ -364,10 +336,14 @@ export class SubprocBackend {
         } else if (status) {
           // The launcher ended, or hung, before the other side said how the program did.
           const said = err.text().trim().split('\n').at(-1);
-          const how = killed
-            ? `no end within ${Math.round((this.timeoutMs + this.launchMs) / 1000)} s`
-            : describeExit(exit);
-          const error = `its launch was lost ${status.started ? 'while the program ran' : 'before the program started'} (${how}${said ? `: ${said}` : ''})`;
+          const within = `within ${Math.round((this.timeoutMs + this.launchMs) / 1000)} s`;
+          const how = !killed
+            ? describeExit(exit)
+            : status.started
+              ? `no end from the other side ${within}`
+              : `the launcher did not start it ${within}`;
+          const when = status.started ? 'while the program ran' : 'before the program started';
+          const error = `${LAUNCH_LOST} ${when} (${how}${said ? `; last line on stderr: ${said}` : ''})`;
           resolve({
             result: runResult({ ...common, outcome: 'crashed', error }),
             lost: { started: status.started },
@@ -385,16 +361,29 @@ export class SubprocBackend {
         }
       };
 
-      child.stdout?.on('data', (chunk) => (status ? status.push(chunk) : out.feed(chunk)));
+      child.stdout?.on('data', (chunk) => {
+        if (!status) return out.feed(chunk);
+        const ended = status.end;
+        status.push(chunk);
+        // Said how it ended: a process it left holding the connection is not waited for.
+        if (!ended && status.end) {
+          clearTimeout(drainTimer);
+          drainTimer = setTimeout(() => {
+            killGroup(pgid);
+            finish();
+          }, DRAIN_MS);
+        }
+      });
       child.stderr?.on('data', (chunk) => err.feed(chunk));
       child.on('error', (e) => {
-        error = `cannot run ${this.workspace.python}: ${e.message}`;
+        error = `cannot run ${remote ? remote.argv[0] : this.workspace.python}: ${e.message}`;
         finish();
       });
       child.on('exit', (code, sig) => {
         exit = { code, signal: sig };
         // Whatever the candidate left running in its group goes too.
         killGroup(pgid);
+        clearTimeout(drainTimer);
         drainTimer = setTimeout(finish, DRAIN_MS);
       });
       child.on('close', finish);
