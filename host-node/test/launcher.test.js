@@ -443,6 +443,29 @@ describe(
   },
 );
 
+/**
+ * Writes a small program that imports a module beside it (`helpers.py`, which `--ship`
+ * must send), for reductions with the subproc backend.
+ * @param {string} dir
+ */
+function writeSmallProgram(dir) {
+  fs.writeFileSync(
+    path.join(dir, 'prog.py'),
+    [
+      'import helpers',
+      'sizes = [(64, 32), (32, 128), (128, 64)]',
+      'for m, k in sizes:',
+      '    print("tile", m, k)',
+      'helpers.check(sizes[1])',
+      '',
+    ].join('\n'),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'helpers.py'),
+    'def check(shape):\n    m, k = shape\n    if k != 32:\n        raise ValueError(f"K shape check failed: {k} != 32")\n',
+  );
+}
+
 describe('--backend subproc through a launcher', () => {
   /** @type {string} */
   let dir;
@@ -478,12 +501,12 @@ describe('--backend subproc through a launcher', () => {
 
   test('says where the program ended, how long it ran there, and how it ended', async () => {
     const workspace = await Workspace.create({ python: 'python3', jobs: 1 });
-    // A launch that takes 0.6 s does not count in the program's time limit of 0.4 s.
-    const slow = new Launcher({ template: 'sh -c "sleep 0.6; exec \\"\\$@\\"" sh', python: 'python3' });
+    // A launch that takes 1.5 s does not count in the program's time limit of 1 s.
+    const slow = new Launcher({ template: 'sh -c "sleep 1.5; exec \\"\\$@\\"" sh', python: 'python3' });
     const backend = new SubprocBackend({
       workspace,
       needle: MSG,
-      timeoutMs: 400,
+      timeoutMs: 1000,
       launchMs: 5000,
       jobs: 1,
       launcher: slow,
@@ -492,10 +515,10 @@ describe('--backend subproc through a launcher', () => {
       const quick = await backend.run(`import time\ntime.sleep(0.1)\nprint("${MSG}")`);
       assert.equal(quick.outcome, 'exited');
       assert.equal(quick.found, true);
-      assert.ok(quick.ms >= 100 && quick.ms < 400, `ran ${quick.ms} ms there`);
+      assert.ok(quick.ms >= 100 && quick.ms < 1000, `ran ${quick.ms} ms there`);
       const loop = await backend.run('while True:\n    pass');
       assert.equal(loop.outcome, 'timeout');
-      assert.ok(loop.ms >= 400 && loop.ms < 600, `ran ${loop.ms} ms there`);
+      assert.ok(loop.ms >= 1000 && loop.ms < 1500, `ran ${loop.ms} ms there`);
       // A signal comes back as the signal, as a local run says it (not 128 + N).
       const segv = await backend.run('import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)');
       assert.equal(segv.outcome, 'signaled');
@@ -636,21 +659,7 @@ describe('--backend subproc through a launcher', () => {
     let here;
 
     before(async () => {
-      fs.writeFileSync(
-        path.join(dir, 'prog.py'),
-        [
-          'import helpers',
-          'sizes = [(64, 32), (32, 128), (128, 64)]',
-          'for m, k in sizes:',
-          '    print("tile", m, k)',
-          'helpers.check(sizes[1])',
-          '',
-        ].join('\n'),
-      );
-      fs.writeFileSync(
-        path.join(dir, 'helpers.py'),
-        'def check(shape):\n    m, k = shape\n    if k != 32:\n        raise ValueError(f"K shape check failed: {k} != 32")\n',
-      );
+      writeSmallProgram(dir);
       const run = await runCli(
         ['prog.py', '--err-msg', MSG, '--backend', 'subproc', '-j', '2', '-o', 'here.py'],
         {
@@ -804,47 +813,57 @@ describe(
       await nothingLeft();
     });
 
-    test('the subproc backend runs each candidate through ssh, with the local result', async () => {
-      const small = tempDir();
-      fs.writeFileSync(
-        path.join(small, 'prog.py'),
-        [
-          'import helpers',
-          'sizes = [(64, 32), (32, 128), (128, 64)]',
-          'for m, k in sizes:',
-          '    print("tile", m, k)',
-          'helpers.check(sizes[1])',
-          '',
-        ].join('\n'),
-      );
-      fs.writeFileSync(
-        path.join(small, 'helpers.py'),
-        'def check(shape):\n    m, k = shape\n    if k != 32:\n        raise ValueError(f"K shape check failed: {k} != 32")\n',
-      );
-      const args = ['prog.py', '--err-msg', MSG, '--backend', 'subproc', '-j', '2'];
-      const here = await runCli([...args, '-o', 'here.py'], { cwd: small });
-      assert.equal(here.code, 0, here.stderr);
-      const there = await runCli(
-        [
-          ...args,
-          '-o',
-          'there.py',
-          '--launcher',
-          launcher.join(' '),
-          '--hosts',
-          '127.0.0.1',
-          '--ship',
-          'helpers.py',
-        ],
-        { cwd: small },
-      );
-      assert.equal(there.code, 0, there.stderr);
-      assert.equal(
-        fs.readFileSync(path.join(small, 'there.py'), 'utf8'),
-        fs.readFileSync(path.join(small, 'here.py'), 'utf8'),
-      );
-      await nothingLeft();
-    });
+    const small = tempDir();
+    writeSmallProgram(small);
+    const subproc = ['prog.py', '--err-msg', MSG, '--backend', 'subproc', '-j', '2'];
+    /** @type {Promise<string> | undefined} the small program's local reduction */
+    let smallHere;
+    const smallLocal = () =>
+      (smallHere ??= (async () => {
+        const here = await runCli([...subproc, '-o', 'here.py'], { cwd: small });
+        assert.equal(here.code, 0, here.stderr);
+        return fs.readFileSync(path.join(small, 'here.py'), 'utf8');
+      })());
+
+    for (const kill of [false, true]) {
+      const name = kill
+        ? 'the subproc backend: a launch whose ssh session is killed is made again, with the same result'
+        : 'the subproc backend runs each candidate through ssh, with the local result';
+      test(name, async () => {
+        const here = await smallLocal();
+        const out = kill ? 'cut.py' : 'there.py';
+        /** @type {number | undefined} */
+        let killed;
+        const started = Date.now();
+        // Mid-reduction, the first ssh client found: its candidate's launch is lost.
+        const cutter = setInterval(() => {
+          if (!kill || killed !== undefined || Date.now() - started < 1500) return;
+          [killed] = launched('ssh');
+          if (killed !== undefined) process.kill(killed, 'SIGKILL');
+        }, 50);
+        try {
+          const hosts = ['--hosts', '127.0.0.1', '--ship', 'helpers.py', '--report', `${out}.json`];
+          const there = await runCli([...subproc, '-o', out, '--launcher', launcher.join(' '), ...hosts], {
+            cwd: small,
+          });
+          assert.equal(there.code, 0, there.stderr);
+        } finally {
+          clearInterval(cutter);
+        }
+        assert.equal(fs.readFileSync(path.join(small, out), 'utf8'), here);
+        const { restarts, droppedJobs } = JSON.parse(
+          fs.readFileSync(path.join(small, `${out}.json`), 'utf8'),
+        );
+        if (kill) {
+          assert.notEqual(killed, undefined, 'an ssh session was killed');
+          assert.ok(restarts >= 1, `restarts: ${restarts}`);
+        } else {
+          assert.equal(restarts, 0);
+        }
+        assert.deepEqual(droppedJobs, []);
+        await nothingLeft();
+      });
+    }
 
     for (const [what, program] of /** @type {const} */ ([
       ['ssh session', 'ssh'],

@@ -59,18 +59,20 @@ export async function untilNotLost(attempt, { signal, closed, onRetry }) {
  * key, a wrong host), which the original's failed check says better.
  * @param {object} backend
  * @param {Set<number>} backend.dropped the jobs dropped so far; `slot` joins them
- * @param {number} backend.jobs how many jobs there were
- * @param {boolean} backend.everRan whether any job ever got as far as running a candidate
+ * @param {{ size: number }} backend.slots all the jobs
+ * @param {import('../launcher.js').Launcher} [backend.launcher] names the job's host
  * @param {(message: string) => void} backend.onWarning
+ * @param {boolean} everRan whether any job ever got as far as running a candidate
  * @param {number} slot
- * @param {string} job the job as messages name it (`job 2 (gpu1)`)
  * @param {string} why what it lost, and what the last try said (`its worker died and
  *   could not be started again (…)`)
  * @returns {boolean} whether it was dropped (false: the last job, which never ran
  *   anything: give the candidate the crash)
  */
-export function dropJob({ dropped, jobs, everRan, onWarning }, slot, job, why) {
-  if (jobs - dropped.size <= 1) {
+export function dropJob({ dropped, slots, launcher, onWarning }, everRan, slot, why) {
+  const host = launcher?.host(slot);
+  const job = `job ${slot + 1}${host ? ` (${host})` : ''}`;
+  if (slots.size - dropped.size <= 1) {
     if (!everRan) return false;
     throw new AutoddError('workers-lost', `${job}: ${why}, and no other job is left to run candidates`);
   }

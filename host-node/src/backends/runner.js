@@ -455,15 +455,8 @@ export class RunnerBackend {
           { signal, closed: () => this.closed },
         );
         if (!jobLost) return result;
-        const job = `job ${slot + 1}${this.launcher?.host(slot) ? ` (${this.launcher.host(slot)})` : ''}`;
         const why = `its worker died and could not be started again (${result.error})`;
-        const { everStarted: everRan, onWarning } = this;
-        dropped = dropJob(
-          { dropped: this.dropped, jobs: this.slots.size, everRan, onWarning },
-          slot,
-          job,
-          why,
-        );
+        dropped = dropJob(this, this.everStarted, slot, why);
         if (!dropped) return result;
       } finally {
         if (!dropped) this.slots.release(slot);

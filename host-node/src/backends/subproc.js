@@ -206,15 +206,8 @@ export class SubprocBackend {
           { signal, closed: () => this.closed, onRetry: () => (this.restarts += 1) },
         );
         if (!jobLost || !this.stopWhenLost) return result;
-        const job = `job ${slot + 1}${launcher.host(slot) ? ` (${launcher.host(slot)})` : ''}`;
         const why = `its runs could not be launched any more (${result.error})`;
-        const { everLaunched: everRan, onWarning } = this;
-        dropped = dropJob(
-          { dropped: this.dropped, jobs: this.slots.size, everRan, onWarning },
-          slot,
-          job,
-          why,
-        );
+        dropped = dropJob(this, this.everLaunched, slot, why);
         if (!dropped) return result;
       } finally {
         if (!dropped) this.slots.release(acquired);
