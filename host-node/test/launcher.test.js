@@ -683,6 +683,9 @@ describe('--backend subproc through a launcher', () => {
         { cwd: dir },
       );
       await nothingLeft();
+      // The launcher here passes the run's TMPDIR on: the other side's folders were there.
+      const left = () => fs.readdirSync(run.tmp).filter((name) => name.startsWith(REMOTE));
+      await waitFor(() => left().length === 0, 5000);
       const report =
         run.code === 2 ? undefined : JSON.parse(fs.readFileSync(path.join(dir, `${out}.json`), 'utf8'));
       return { ...run, report };
@@ -864,6 +867,34 @@ describe(
         await nothingLeft();
       });
     }
+
+    test('the subproc backend: Ctrl-C mid-reduction leaves nothing on either side', async () => {
+      await smallLocal();
+      const out = 'stopped.py';
+      /** @type {import('node:child_process').ChildProcess | undefined} */
+      let cli;
+      let sent = false;
+      const started = Date.now();
+      // Mid-reduction, while a launch is out.
+      const interrupter = setInterval(() => {
+        if (sent || !cli || Date.now() - started < 1500 || launched('ssh').length === 0) return;
+        sent = true;
+        cli.kill('SIGINT');
+      }, 50);
+      try {
+        const hosts = ['--hosts', '127.0.0.1', '--ship', 'helpers.py'];
+        const run = await runCli([...subproc, '-o', out, '--launcher', launcher.join(' '), ...hosts], {
+          cwd: small,
+          onStderr: (_, child) => (cli = child),
+        });
+        assert.equal(sent, true, 'SIGINT was sent');
+        assert.equal(run.code, 130, run.stderr);
+      } finally {
+        clearInterval(interrupter);
+      }
+      assert.match(runPython(out, small).output, new RegExp(MSG));
+      await nothingLeft();
+    });
 
     for (const [what, program] of /** @type {const} */ ([
       ['ssh session', 'ssh'],
