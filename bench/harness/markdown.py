@@ -462,6 +462,15 @@ def heavy_tables(results: list) -> list:
                     f"outside the search {two['outside_search_s']} s (-j 1: {one['outside_search_s']} s). Without "
                     f"the stale runs -j 2 would be {one['wall_s'] / (two['wall_s'] - two['stale_s'] / 2):.2f}× "
                     "as fast as -j 1")
+            if one.get("counted_s"):
+                # While an accepted run goes on, what the other job runs was mostly made
+                # on the assumption that it fails: about the most -j 2 can do is to halve
+                # the other runs.
+                total, accepted = one["counted_s"], one["accepted_s"]
+                lines.append(
+                    f"- {case}: keeping -j 1's order, about {2 * total / (total + accepted):.2f}× is the most -j 2 can "
+                    f"reach on this search (its runs took {total} s at -j 1, the accepted ones {accepted} s; the "
+                    "other job's work during an accepted run mostly goes stale: 2 × all / (all + accepted))")
         if "-j 2" in by and "-j 2 ssh" in by:
             lines.append(f"- {case}: -j 2 through ssh runs at {by['-j 2']['wall_s'] / by['-j 2 ssh']['wall_s']:.2f}×"
                          " the speed of -j 2 here")
