@@ -441,12 +441,12 @@ def _kept_section(title: str, script: str, kept: dict, tables: list) -> list:
 
 def heavy_tables(results: list) -> list:
     """bench/heavy/run's table and the ratios the launcher issue sets goals for."""
-    lines = ["| case | run | wall (s) | candidates | ms per candidate | tokens left | same result |",
-             "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    lines = ["| case | run | wall (s) | candidates | ms per candidate | cores busy | tokens left | same result |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
     for r in results:
         per = round(1000 * r["wall_s"] / r["runs"], 1) if r["runs"] else None
-        lines.append(f"| {r['case']} | {r['config']} | {r['wall_s']} | {r['runs']} | {per} | {r['tokens']} | "
-                     f"{'yes' if r['same_result'] else 'NO'} |")
+        lines.append(f"| {r['case']} | {r['config']} | {r['wall_s']} | {r['runs']} | {per} | {cores(r) or '–'} | "
+                     f"{r['tokens']} | {'yes' if r['same_result'] else 'NO'} |")
     lines.append("")
     for case in dict.fromkeys(r["case"] for r in results):
         by = {r["config"]: r for r in results if r["case"] == case}
@@ -462,6 +462,15 @@ def heavy_tables(results: list) -> list:
                     f"outside the search {two['outside_search_s']} s (-j 1: {one['outside_search_s']} s). Without "
                     f"the stale runs -j 2 would be {one['wall_s'] / (two['wall_s'] - two['stale_s'] / 2):.2f}× "
                     "as fast as -j 1")
+            if cores(one) and cores(two):
+                # wall 1 / wall 2 = (cores busy 2 / cores busy 1) / (CPU 2 / CPU 1).
+                work = two["cpu_s"] / one["cpu_s"]
+                lines.append(
+                    f"- {case}, in CPU time: -j 1 kept {cores(one)} cores busy (each candidate's process is forked, "
+                    f"isolated and compiled ahead on the second core), -j 2 {cores(two)}; -j 2 spent {work:.2f}× "
+                    f"-j 1's CPU time ({one['cpu_s']} s, the whole machine's). -j 2's speed-up is the ratio of cores "
+                    f"busy over that of CPU time; with both cores busy it could reach "
+                    f"{2 / cores(one) / work:.2f}×")
             if one.get("counted_s"):
                 # While an accepted run goes on, what the other job runs was mostly made
                 # on the assumption that it fails: about the most -j 2 can do is to halve
@@ -476,6 +485,12 @@ def heavy_tables(results: list) -> list:
                          " the speed of -j 2 here")
             lines += paired(case, "-j 2 through ssh against -j 2 here", by["-j 2"], by["-j 2 ssh"])
     return lines
+
+
+def cores(run: dict):
+    """How many cores the whole machine kept busy on average during `run`, or None
+    where its CPU time was not measured."""
+    return round(run["cpu_s"] / run["wall_s"], 2) if run.get("cpu_s") and run["wall_s"] else None
 
 
 def paired(case: str, what: str, slow: dict, fast: dict) -> list:
