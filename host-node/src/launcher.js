@@ -218,6 +218,15 @@ export class Launcher {
   command(slot) {
     return [...this.launcherWords(slot), this.python];
   }
+
+  /**
+   * A command line a user can paste to see whether job `slot`'s launcher starts Python
+   * there: the launcher, then `PYTHON -V`.
+   * @param {number} slot
+   */
+  probeLine(slot) {
+    return [...this.launcherWords(slot), this.python, '-V'].map(shellQuote).join(' ');
+  }
 }
 
 /**

@@ -352,6 +352,13 @@ export async function reducePython(options) {
         const judged = oracle.judgeOriginal(checks, retries, warn);
         if (!judged) {
           const last = checks[checks.length - 1];
+          if (launcher && checks.every((run) => run.unstarted)) {
+            // Not the program's failure: nothing ran it.
+            throw new AutoddError(
+              'workers-lost',
+              `Python did not start through --launcher: ${last.error}; try it by hand: ${launcher.probeLine(0)}`,
+            );
+          }
           const hints = likelyCauses(last, source, {
             stdin: Boolean(workspace.stdin),
             preloaded: backendName === 'runner' && options.preload !== false,

@@ -17,20 +17,39 @@ const SSHD = '/usr/sbin/sshd';
 const MSG = 'K shape check failed';
 
 describe('--launcher: the template', () => {
-  test('a launcher that cannot start the worker is named, with what it said', async () => {
-    const dir = tempDir();
-    fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
-    const launcher = "sh -c 'echo Host key verification failed. >&2; exit 255'";
-    const run = await runCli(['prog.py', '--err-msg', MSG, '-o', 'out.py', '--launcher', launcher], {
-      cwd: dir,
+  for (const backend of ['runner', 'subproc']) {
+    test(`${backend}: a launcher that cannot start Python is named, with what it said`, async () => {
+      const dir = tempDir();
+      fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
+      const launcher = "sh -c 'echo Host key verification failed. >&2; exit 255'";
+      const args = [
+        'prog.py',
+        '--err-msg',
+        MSG,
+        '-o',
+        'out.py',
+        '--launcher',
+        launcher,
+        '--backend',
+        backend,
+      ];
+      const run = await runCli(args, { cwd: dir });
+      // A setup error, not a program that does not reproduce: one line, exit status 2.
+      assert.equal(run.code, 2, run.stderr);
+      const errors = run.stderr.split('\n').filter((line) => line.startsWith('autodd: error:'));
+      assert.equal(errors.length, 1, run.stderr);
+      assert.match(errors[0], /Python did not start through --launcher: .*Host key verification failed\./);
+      assert.match(errors[0], /try it by hand: sh -c '.*exit 255' python3 -V$/);
+      assert.doesNotMatch(run.stderr, /does not reproduce|PYTHONHASHSEED|--retries/);
+      if (backend === 'runner') {
+        assert.match(
+          run.stderr,
+          /job 1's worker did not start through the launcher: Host key verification failed\./,
+        );
+      }
+      assert.equal(fs.existsSync(path.join(dir, 'out.py')), false);
     });
-    assert.equal(run.code, 1, run.stderr);
-    assert.match(
-      run.stderr,
-      /job 1's worker did not start through the launcher: Host key verification failed\./,
-    );
-    assert.equal(fs.existsSync(path.join(dir, 'out.py')), false);
-  });
+  }
 
   test('the worker starts under env, with the hash seed, and the devices only with --gpus', () => {
     const env = { PYTHONHASHSEED: '0', CUDA_VISIBLE_DEVICES: '3', ROCR_VISIBLE_DEVICES: '3', PATH: '/x' };
@@ -64,7 +83,7 @@ describe('--launcher: the template', () => {
     fs.writeFileSync(path.join(dir, 'prog.py'), `unused = 1\nraise ValueError('${MSG}')\n`);
     const args = ['prog.py', '--err-msg', MSG, '--launcher', `sh ${path.join(dir, 'gpu-login')} {host}`];
     const guessed = await runCli([...args, '-o', 'guessed.py', '--hosts', 'a'], { cwd: dir });
-    assert.equal(guessed.code, 1, guessed.stderr);
+    assert.equal(guessed.code, 2, guessed.stderr);
     assert.match(guessed.stderr, /job 1's worker did not start through the launcher: .*(syntax|unexpected)/i);
     const told = await runCli([...args, '-o', 'told.py', '--hosts', 'a', '--launcher-shell', 'yes'], {
       cwd: dir,

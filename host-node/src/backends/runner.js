@@ -400,8 +400,8 @@ export class RunnerBackend {
     this.dropped = new Set();
     /** Whether any job's worker was up at some point. */
     this.everStarted = false;
-    /** @type {Set<number>} jobs told of a worker that did not start through the launcher */
-    this.failedStarts = new Set();
+    /** @type {Map<number, string>} jobs whose worker did not start through the launcher, and why */
+    this.failedStarts = new Map();
   }
 
   /**
@@ -445,8 +445,10 @@ export class RunnerBackend {
           async () => {
             const worker = await this.worker(slot);
             if (!worker) {
-              const error = 'the Python worker did not start';
-              return { result: runResult({ outcome: 'crashed', error, ms: 0 }), lost: { started: false } };
+              const why = this.failedStarts.get(slot);
+              const error = `the Python worker did not start${why ? ` (${why})` : ''}`;
+              const result = runResult({ outcome: 'crashed', error, unstarted: true, ms: 0 });
+              return { result, lost: { started: false } };
             }
             const result = await worker.run(file, signal);
             const died = result.outcome === 'crashed' && result.error?.startsWith(WORKER_DIED);
@@ -564,7 +566,7 @@ export class RunnerBackend {
         // Not Python's failure but the launcher's (a host down, a refused key): say so.
         const why = worker.stderr.text().trim().split('\n').slice(-2).join(' | ');
         if (!this.failedStarts.has(slot)) {
-          this.failedStarts.add(slot);
+          this.failedStarts.set(slot, why);
           this.onWarning(
             `job ${slot + 1}'s worker did not start through the launcher${why ? `: ${why}` : ''}`,
           );

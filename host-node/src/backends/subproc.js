@@ -338,7 +338,7 @@ export class SubprocBackend {
           const when = status.started ? 'while the program ran' : 'before the program started';
           const error = `${LAUNCH_LOST} ${when} (${how}${said ? `; last line on stderr: ${said}` : ''})`;
           resolve({
-            result: runResult({ ...common, outcome: 'crashed', error }),
+            result: runResult({ ...common, outcome: 'crashed', error, unstarted: !status.started }),
             lost: { started: status.started },
           });
         } else {
