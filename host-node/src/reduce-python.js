@@ -191,6 +191,7 @@ export async function reducePython(options) {
         memoryLimit,
         prefork,
         launcher,
+        isolateThere: options.sandbox !== false,
         onWarning: warn,
       });
       if ('restarts' in backend) {
@@ -203,10 +204,11 @@ export async function reducePython(options) {
       if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
       if ('hugePagesMib' in backend) hugePages = () => backend.hugePagesMib();
       if (warmUp && 'warmUp' in backend) warmUpDropped = () => backend.warmUp === undefined;
-      if (launcher) {
+      // The runner's workers isolate their candidates there, or say why they cannot.
+      if (launcher && backendName !== 'runner' && options.sandbox !== false) {
         warn(
-          'candidates started through --launcher run unisolated, each in a private temporary folder there: ' +
-            'they can change the files of the machine they run on',
+          'candidates started through --launcher with --backend subproc run unisolated, each in a private ' +
+            'temporary folder there: they can change the files of the machine they run on',
         );
       }
       if (options.sandbox === false) {

@@ -261,15 +261,27 @@ def die_with_parent():
 
 
 def probe(config):
-    """Whether isolation works here, tried in a child process: prints the JSON list of
-    the writable folders that cannot be overlaid (the kernel refuses an overlay over a
-    folder that holds a mount made outside the namespace: a volume under the home
-    folder, say) and succeeds, or prints why isolation fails and fails. Runs see a
-    refused folder read-only; a folder inside it is then tried on its own."""
+    """Whether isolation works here (see `trial`): prints the JSON list of the writable
+    folders that cannot be overlaid and succeeds, or prints why isolation fails and
+    fails."""
+    refused, why = trial(config)
+    sys.stdout.write((json.dumps(refused) if why is None else why) + "\n")
+    sys.stdout.flush()
+    return why is None
+
+
+def trial(config):
+    """Tries isolation in a child process: (the writable folders that cannot be
+    overlaid, None) when it works, (None, why) when it does not. The kernel refuses an
+    overlay over a folder that holds a mount made outside the namespace (a volume under
+    the home folder, say): runs see a refused folder read-only, and a folder inside it
+    is then tried on its own."""
+    out_r, out_w = os.pipe()
     pid = os.fork()
     if pid == 0:
         status = 1
         try:
+            os.close(out_r)
             enter()
             refused = []
             while True:
@@ -281,15 +293,27 @@ def probe(config):
             # After the forks above: a PID namespace takes its first fork as its PID 1.
             _check(libc().unshare(CLONE_NEWPID), "unshare")
             isolate(dict(config, writable=[f for f in config["writable"] if os.path.realpath(f) not in refused]))
-            sys.stdout.write(json.dumps(refused) + "\n")
+            answer = json.dumps(refused)
             status = 0
         except BaseException as exc:  # noqa: BLE001 - the reason is the answer
-            sys.stdout.write(f"{exc}\n")
+            answer = str(exc) or type(exc).__name__
         finally:
-            sys.stdout.flush()
-            os._exit(status)
+            try:
+                data = answer.encode()
+                while data:
+                    data = data[os.write(out_w, data) :]
+            finally:
+                os._exit(status)
+    os.close(out_w)
+    chunks = []
+    while chunk := os.read(out_r, 65536):
+        chunks.append(chunk)
+    os.close(out_r)
     _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
+    answer = b"".join(chunks).decode(errors="replace").strip()
+    if os.waitstatus_to_exitcode(status) == 0:
+        return json.loads(answer or "[]"), None
+    return None, answer or "isolation failed"
 
 
 def refusals(config):

@@ -372,6 +372,23 @@ def done(job_id, needle, out=None, err=None, killed=None, error=None):
     }
 
 
+def remote_sandbox(home, run_dir, program):
+    """The isolation of a worker started through a launcher, on the other side: the
+    config (see sandbox) for candidates run from `program` in `run_dir`, with a scratch
+    folder in `home`, and None; or None and why isolation does not work there."""
+    scratch = os.path.join(home, "scratch")
+    os.makedirs(scratch, exist_ok=True)
+    writable = [run_dir, os.path.expanduser("~"), "/tmp", "/var/tmp"]
+    config = {"scratch": scratch, "writable": writable, "runAs": program, "cwd": run_dir}
+    refused, why = sandbox.trial(config)
+    if why is not None:
+        return None, why
+    config["writable"] = [f for f in writable if os.path.realpath(f) not in refused]
+    if not any((os.path.realpath(run_dir) + "/").startswith(os.path.realpath(f) + "/") for f in config["writable"]):
+        return None, f"the private folder {run_dir} holds a mount that cannot be overlaid"
+    return config, None
+
+
 def main(home=None):
     """Serves the host; `home`: started remotely, the worker's private folder."""
     control = Control(os.dup(0), os.dup(1))
@@ -386,6 +403,10 @@ def main(home=None):
         return
     needle = init["needle"].encode()
     program = None
+    # Started remotely and isolated: where each candidate's text goes, and the file
+    # written there (opened before the file system turns read-only).
+    text_path, text_fd = None, None
+    isolation_error = None
     if home is not None:
         run_dir = os.path.join(home, "run")
         os.makedirs(run_dir, exist_ok=True)  # it may hold the files shipped
@@ -395,6 +416,11 @@ def main(home=None):
         init["pidFile"] = os.path.join(home, "pid")
         if os.path.exists(os.path.join(home, "stdin")):
             init["stdin"] = os.path.join(home, "stdin")
+        if init.get("isolate"):
+            init["sandbox"], isolation_error = remote_sandbox(home, run_dir, program)
+            if init["sandbox"]:
+                text_path = os.path.join(home, "candidate")
+                text_fd = os.open(text_path, os.O_RDWR | os.O_CREAT, 0o600)
     if home is None:
         sys.path[0] = init["scriptDir"]
     else:
@@ -451,6 +477,8 @@ def main(home=None):
             "dataLimit": None if data_limit is None else data_limit[0],
             "hugePagesMib": huge,
             "warmUpError": warm_error,
+            **({"isolated": SETTINGS.sandbox is not None} if text_path or isolation_error else {}),
+            **({"isolationError": isolation_error} if isolation_error else {}),
         }
     )
 
@@ -461,7 +489,15 @@ def main(home=None):
         if request.get("op") == "prepare":
             forward(forker, [request])
         elif request.get("op") == "run":
-            if program is not None:
+            if text_fd is not None:
+                # The candidate places it at the program's path in its own overlay.
+                data = request.pop("source").encode()
+                os.ftruncate(text_fd, 0)
+                done = 0
+                while done < len(data):
+                    done += os.pwrite(text_fd, data[done:], done)
+                request["path"] = text_path
+            elif program is not None:
                 with open(program, "w", encoding="utf-8") as f:
                     f.write(request.pop("source"))
                 request["path"] = program

@@ -55,9 +55,10 @@ const AHEAD_BYTES = 65536;
  * @property {string | null} [stdin] a file fed to each candidate's standard input
  * @property {string} cwd the working directory of its candidates
  * @property {NodeJS.ProcessEnv} env the environment of the worker and its candidates
- * @property {{ argv: string[], header: string }} [launch] start the worker through this
- *   command (see `Launcher`), which first reads `header` on its stdin; the candidates'
- *   sources then travel over the protocol, and the worker keeps its files to itself
+ * @property {{ argv: string[], header: string, isolate: boolean }} [launch] start the
+ *   worker through this command (see `Launcher`), which first reads `header` on its
+ *   stdin; the candidates' sources then travel over the protocol, and the worker keeps
+ *   its files to itself, isolating its candidates there if `isolate` and it can
  */
 
 /** One Python worker process and the candidate it runs, if any. */
@@ -107,6 +108,8 @@ class Worker {
     this.hugePagesMib = 0;
     /** @type {string | null} the exception that stopped the warm-up program, if any */
     this.warmUpError = null;
+    /** @type {string | null} started remotely: why its candidates run unisolated there */
+    this.isolationError = null;
     /** Whether it said it was ready. */
     this.started = false;
     /** Whether it said it got as far as the warm-up program. */
@@ -160,7 +163,12 @@ class Worker {
     };
     if (launch) {
       this.proc.stdin?.write(launch.header);
-      this.send({ ...init, fileName: path.basename(workspace.file(0)) });
+      // The other side isolates its candidates where its kernel allows (sandbox.py).
+      this.send({
+        ...init,
+        fileName: path.basename(workspace.file(0)),
+        ...(launch.isolate ? { isolate: true } : {}),
+      });
       return;
     }
     this.send({
@@ -199,6 +207,8 @@ class Worker {
       this.dataLimit = message.dataLimit ?? null;
       this.hugePagesMib = message.hugePagesMib ?? 0;
       this.warmUpError = message.warmUpError ?? null;
+      this.isolationError =
+        message.isolated === false ? (message.isolationError ?? 'isolation failed') : null;
       this.started = true;
       this.onReady(true);
       return;
@@ -356,6 +366,8 @@ export class RunnerBackend {
    *   spare; default false)
    * @param {import('../launcher.js').Launcher} [options.launcher] start each job's worker
    *   through the user's launcher (ssh, srun, …) instead of here
+   * @param {boolean} [options.isolateThere] with a launcher: isolate candidates on the
+   *   other side where its kernel allows (default true; a job where it does not is warned of)
    * @param {(message: string) => void} [options.onWarning]
    */
   constructor({
@@ -370,9 +382,11 @@ export class RunnerBackend {
     memoryLimit,
     prefork = false,
     launcher,
+    isolateThere = true,
     onWarning,
   }) {
     this.launcher = launcher;
+    this.isolateThere = isolateThere;
     this.name = 'runner';
     this.workspace = workspace;
     this.needle = needle;
@@ -393,6 +407,8 @@ export class RunnerBackend {
     this.starting = new Array(jobs).fill(undefined);
     this.warnedImports = false;
     this.warnedWarmUp = false;
+    /** @type {Set<number>} jobs told their candidates run unisolated on the other side */
+    this.warnedIsolation = new Set();
     this.closed = false;
     /** Workers started again because one died (under a candidate or between two). */
     this.restarts = 0;
@@ -541,6 +557,7 @@ export class RunnerBackend {
               launch: {
                 argv: this.launcher.argv(slot, this.workspace.jobEnvs[slot], this.workspace.devices !== null),
                 header: this.launcher.header,
+                isolate: this.isolateThere,
               },
             }
           : {}),
@@ -553,6 +570,14 @@ export class RunnerBackend {
         if (worker.failedImports.length && !this.warnedImports) {
           this.warnedImports = true;
           this.onWarning(`not preloaded (import failed): ${worker.failedImports.join(', ')}`);
+        }
+        if (worker.isolationError && !this.warnedIsolation.has(slot)) {
+          this.warnedIsolation.add(slot);
+          const host = this.launcher?.host(slot);
+          this.onWarning(
+            `job ${slot + 1}'s candidates run unisolated${host ? ` on ${host}` : ''} (${worker.isolationError}): ` +
+              'they can change the files of the machine they run on',
+          );
         }
         if (worker.warmUpError && !this.warnedWarmUp) {
           this.warnedWarmUp = true;
