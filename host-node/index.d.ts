@@ -53,8 +53,8 @@ export type HostErrorCode =
   | 'wasm-missing'
   /**
    * Every job lost its worker (a launcher's host gone) and none could be started again,
-   * or with the subproc backend no job's runs could be launched any more; also when
-   * Python never started through the launcher for the original's check.
+   * or with the subproc backend no job's runs could be launched any more, or Python
+   * never started through the launcher for the original's check.
    */
   | 'workers-lost';
 

@@ -59,6 +59,53 @@ def take(n):
     return data
 
 
+def launch(path, run, home, stdin, isolate):
+    """Forks the program's process, in a session of its own; with `isolate`, in a view
+    of its own (see autodd_runner/sandbox.py: the private folder, the home folder, /tmp
+    and /var/tmp copy-on-write, the rest read-only). Returns its pid, and why isolation
+    failed if it did: the program then runs unisolated."""
+    if isolate:
+        said_r, said_w = os.pipe()  # closed by the exec
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            if isolate:
+                os.close(said_r)
+                try:
+                    sys.path.insert(0, os.path.join(home, "lib", "autodd_runner"))
+                    import sandbox
+
+                    scratch = os.path.join(home, "scratch")
+                    os.makedirs(scratch, exist_ok=True)
+                    writable = [run, os.path.expanduser("~"), "/tmp", "/var/tmp"]
+                    sandbox.enter()
+                    sandbox.isolate({"scratch": scratch, "writable": writable, "runAs": None, "cwd": run})
+                except BaseException as exc:  # noqa: BLE001 - the reason goes to the host
+                    os.write(said_w, (str(exc) or type(exc).__name__).encode(errors="replace"))
+                    os._exit(125)
+            os.chdir(run)
+            feed = os.open(stdin if os.path.exists(stdin) else os.devnull, os.O_RDONLY)
+            os.dup2(feed, 0)
+            os.execv(sys.executable, [sys.executable, path])
+        finally:
+            os._exit(127)
+    if not isolate:
+        return pid, None
+    os.close(said_w)
+    said = b""
+    while True:
+        chunk = os.read(said_r, 4096)
+        if not chunk:
+            break
+        said += chunk
+    os.close(said_r)
+    if not said:
+        return pid, None
+    os.waitpid(pid, 0)
+    return launch(path, run, home, stdin, False)[0], said.decode(errors="replace")
+
+
 def run_one(candidate, run, home):
     """The subproc backend's run: the program as FILENAME in run/, in a session of its
     own, killed with everything it started at its time limit or when the host goes (the
@@ -77,16 +124,10 @@ def run_one(candidate, run, home):
     stdin = os.path.join(home, "stdin")
     os.write(1, mark + b"start\n")
     start = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setsid()
-            os.chdir(run)
-            feed = os.open(stdin if os.path.exists(stdin) else os.devnull, os.O_RDONLY)
-            os.dup2(feed, 0)
-            os.execv(sys.executable, [sys.executable, path])
-        finally:
-            os._exit(127)
+    pid, why = launch(path, run, home, stdin, candidate.get("isolate"))
+    if why:
+        # Said once per run; the host warns once.
+        os.write(1, mark + b"unisolated " + why.encode(errors="replace").replace(b"\n", b" ") + b"\n")
     # Whole or not at all, for the janitor.
     with open(os.path.join(home, "pgid.new"), "w") as f:
         f.write(str(pid))

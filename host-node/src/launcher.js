@@ -139,23 +139,30 @@ export class Launcher {
     this.shared = { run: ship, ...(stdin ? { stdin: stdin.toString('base64') } : {}) };
     /** What each worker reads before the protocol: the files it needs (see python/autodd_boot.py). */
     this.header = packHeader({ files: shippedFiles(), ...this.shared });
-    /** The stand-ins alone: what a single run (the subproc backend) needs. */
-    this.shims = shippedFiles((from) => !from.startsWith('autodd_runner'));
+    /** What a single run (the subproc backend) needs: the stand-ins, and the isolation. */
+    this.shims = {
+      ...shippedFiles((from) => !from.startsWith('autodd_runner')),
+      'autodd_runner/sandbox.py': fs.readFileSync(
+        path.join(PYTHON_DIR, 'autodd_runner', 'sandbox.py'),
+        'utf8',
+      ),
+    };
   }
 
   /**
    * What a single run there reads on its stdin (the subproc backend): the stand-ins,
-   * the shipped files, and the program, to run as FILENAME within `timeoutMs`, saying
-   * how it ended in lines marked with `nonce`.
+   * the shipped files, and the program, to run as FILENAME within `timeoutMs` (in a
+   * view of its own with `isolate`, where that kernel allows), saying how it ended in
+   * lines marked with `nonce`.
    * @param {string} fileName
    * @param {string} source
-   * @param {{ nonce: string, timeoutMs: number }} run
+   * @param {{ nonce: string, timeoutMs: number, isolate?: boolean }} run
    */
-  runHeader(fileName, source, { nonce, timeoutMs }) {
+  runHeader(fileName, source, { nonce, timeoutMs, isolate = false }) {
     return packHeader({
       files: this.shims,
       ...this.shared,
-      candidate: { fileName, source, nonce, timeoutMs },
+      candidate: { fileName, source, nonce, timeoutMs, ...(isolate ? { isolate } : {}) },
     });
   }
 

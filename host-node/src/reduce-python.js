@@ -204,13 +204,6 @@ export async function reducePython(options) {
       if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
       if ('hugePagesMib' in backend) hugePages = () => backend.hugePagesMib();
       if (warmUp && 'warmUp' in backend) warmUpDropped = () => backend.warmUp === undefined;
-      // The runner's workers isolate their candidates there, or say why they cannot.
-      if (launcher && backendName !== 'runner' && options.sandbox !== false) {
-        warn(
-          'candidates started through --launcher with --backend subproc run unisolated, each in a private ' +
-            'temporary folder there: they can change the files of the machine they run on',
-        );
-      }
       if (options.sandbox === false) {
         warn('--no-sandbox: candidates run unisolated, and can change or delete your files');
       } else if (workspace.copies) {
@@ -272,12 +265,14 @@ export async function reducePython(options) {
               launcher: there,
               job: slot,
               stopWhenLost: false,
+              isolateThere: options.sandbox !== false,
             });
             try {
               result = await fresh.run(text, { signal: runSignal });
             } finally {
               await fresh.close();
             }
+            finalCheck.isolated = options.sandbox !== false && !result.unisolatedThere && !result.unstarted;
             if (!(result.outcome === 'crashed' && result.error?.startsWith(LAUNCH_LOST))) break;
           }
           return /** @type {import('./backends/result.js').RunResult} */ (result);

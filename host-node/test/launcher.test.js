@@ -232,56 +232,76 @@ describe('--launcher: the template', () => {
     assert.doesNotMatch(fs.readFileSync(path.join(dir, 'out.py'), 'utf8'), /unused/);
   });
 
-  test("the runner's candidates are isolated on the other side, or the job is warned of", async () => {
-    const dir = tempDir();
-    const home = path.join(dir, 'home');
-    fs.mkdirSync(home);
-    const outside = path.join('/tmp', `autodd-isolated-${path.basename(dir)}`);
-    const markers = [path.join(home, 'marker'), outside];
-    fs.writeFileSync(
-      path.join(dir, 'prog.py'),
-      [
-        'import os',
-        `for target in [os.path.expanduser("~/marker"), ${JSON.stringify(outside)}]:`,
-        '    with open(target, "a") as f:',
-        '        f.write("x")',
-        'unused = 1',
-        'raise ValueError("ISOLATED-" + "BUG")',
-        '',
-      ].join('\n'),
-    );
-    const left = () => markers.filter((m) => fs.existsSync(m));
-    const reduce = (/** @type {string} */ launcher, /** @type {string[]} */ extra = []) =>
-      runCli(['prog.py', '--err-msg', 'ISOLATED-BUG', '-o', 'out.py', '--launcher', launcher, ...extra], {
-        cwd: dir,
-        env: { HOME: home },
-      });
-    try {
-      const isolated = await reduce('env');
-      assert.equal(isolated.code, 0, isolated.stderr);
-      assert.deepEqual(left(), []);
-      assert.doesNotMatch(isolated.stderr, /candidates run unisolated/);
-      assert.doesNotMatch(fs.readFileSync(path.join(dir, 'out.py'), 'utf8'), /unused|open/);
-      // The same program does write them: unisolated on purpose,
-      const bare = await reduce('env', ['--no-sandbox']);
-      assert.equal(bare.code, 0, bare.stderr);
-      assert.deepEqual(left(), markers);
-      for (const marker of markers) fs.rmSync(marker);
-      // and where the other side allows no user namespace (none may be made in the
-      // one this launcher makes), with a warning that says why.
-      const noNamespaces =
-        'unshare -U -r sh -c \'echo 0 > /proc/sys/user/max_user_namespaces; exec "$@"\' sh';
-      const refused = await reduce(noNamespaces);
-      assert.equal(refused.code, 0, refused.stderr);
-      assert.match(
-        refused.stderr,
-        /job 1's candidates run unisolated \(.*No space left on device.*\): they can change/,
+  for (const backend of ['runner', 'subproc']) {
+    test(`${backend}: candidates are isolated on the other side, or the job is warned of`, async () => {
+      const dir = tempDir();
+      const home = path.join(dir, 'home');
+      fs.mkdirSync(home);
+      const outside = path.join('/tmp', `autodd-isolated-${path.basename(dir)}`);
+      const markers = [path.join(home, 'marker'), outside];
+      fs.writeFileSync(
+        path.join(dir, 'prog.py'),
+        [
+          'import os',
+          `for target in [os.path.expanduser("~/marker"), ${JSON.stringify(outside)}]:`,
+          '    with open(target, "a") as f:',
+          '        f.write("x")',
+          'unused = 1',
+          'raise ValueError("ISOLATED-" + "BUG")',
+          '',
+        ].join('\n'),
       );
-      assert.deepEqual(left(), markers);
-    } finally {
-      for (const marker of markers) fs.rmSync(marker, { force: true });
-    }
-  });
+      const left = () => markers.filter((m) => fs.existsSync(m));
+      const reduce = (/** @type {string} */ launcher, /** @type {string[]} */ extra = []) =>
+        runCli(
+          [
+            'prog.py',
+            '--err-msg',
+            'ISOLATED-BUG',
+            '-o',
+            'out.py',
+            '--backend',
+            backend,
+            '--launcher',
+            launcher,
+            ...extra,
+          ],
+          {
+            cwd: dir,
+            env: { HOME: home },
+          },
+        );
+      try {
+        const isolated = await reduce('env');
+        assert.equal(isolated.code, 0, isolated.stderr);
+        assert.deepEqual(left(), []);
+        assert.doesNotMatch(isolated.stderr, /run unisolated|runs are unisolated|\(unisolated\)/);
+        assert.match(
+          isolated.stderr,
+          /final check: env python3 out\.py in a private temporary folder there \(isolated\)/,
+        );
+        assert.doesNotMatch(fs.readFileSync(path.join(dir, 'out.py'), 'utf8'), /unused|open/);
+        // The same program does write them: unisolated on purpose,
+        const bare = await reduce('env', ['--no-sandbox']);
+        assert.equal(bare.code, 0, bare.stderr);
+        assert.deepEqual(left(), markers);
+        for (const marker of markers) fs.rmSync(marker);
+        // and where the other side allows no user namespace (none may be made in the
+        // one this launcher makes), with a warning that says why.
+        const noNamespaces =
+          'unshare -U -r sh -c \'echo 0 > /proc/sys/user/max_user_namespaces; exec "$@"\' sh';
+        const refused = await reduce(noNamespaces);
+        assert.equal(refused.code, 0, refused.stderr);
+        assert.match(
+          refused.stderr,
+          /job 1's (candidates run|runs are) unisolated \(.*No space left on device.*\): they can change/,
+        );
+        assert.deepEqual(left(), markers);
+      } finally {
+        for (const marker of markers) fs.rmSync(marker, { force: true });
+      }
+    });
+  }
 
   test('--stdin: every run on the other side reads the file given here', async () => {
     const dir = tempDir();

@@ -23,6 +23,8 @@ import os from 'node:os';
  * @property {string} stderrTail the last few KiB of stderr
  * @property {number} ms wall time of the run
  * @property {string} [error] why the backend failed, for `crashed`
+ * @property {string} [unisolatedThere] through a launcher: why the program ran unisolated
+ *   on the other side, where it was to be isolated
  * @property {boolean} [unstarted] `crashed` before the program started: a launcher that
  *   failed (a host unknown or down, a refused key), a worker that would not start
  * @property {boolean} [compiledAhead] runner: it ran code compiled before its request (see

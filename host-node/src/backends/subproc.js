@@ -40,6 +40,8 @@ export class RemoteStatus {
     this.started = false;
     /** @type {{ how: string, value: string, ms: number } | undefined} */
     this.end = undefined;
+    /** @type {string | undefined} why the program ran unisolated there, if it was to be isolated */
+    this.unisolated = undefined;
   }
 
   /** @param {Buffer} chunk */
@@ -82,6 +84,7 @@ export class RemoteStatus {
   line(text) {
     const words = text.split(' ');
     if (words[0] === 'start') this.started = true;
+    else if (words[0] === 'unisolated') this.unisolated = words.slice(1).join(' ');
     else if (words[0] === 'end' && words.length >= 3) {
       const how = words[1];
       this.end = { how, value: how === 'timeout' ? '' : words[2], ms: Number(words.at(-1)) };
@@ -110,6 +113,8 @@ export class SubprocBackend {
    * @param {number} [options.job] with one job, use the workspace's files of this job
    *   (default 0): a backend for one run beside others
    * @param {(message: string) => void} [options.onWarning]
+   * @param {boolean} [options.isolateThere] through a launcher: isolate each run on the
+   *   other side where its kernel allows (default true; a job where it does not is warned of)
    * @param {boolean} [options.stopWhenLost] through a launcher, when the last job's runs
    *   cannot be launched any more: stop the reduction (`workers-lost`; the default), or
    *   give the run that crash (a final check, which may try another host)
@@ -128,6 +133,7 @@ export class SubprocBackend {
     job = 0,
     onWarning,
     stopWhenLost = true,
+    isolateThere = true,
   }) {
     this.name = 'subproc';
     this.workspace = workspace;
@@ -135,6 +141,9 @@ export class SubprocBackend {
     this.launchMs = launchMs ?? timeoutMs;
     this.onWarning = onWarning ?? (() => {});
     this.stopWhenLost = stopWhenLost;
+    this.isolateThere = isolateThere;
+    /** @type {Set<number>} jobs told their runs are unisolated on the other side */
+    this.warnedIsolation = new Set();
     /** Launches made again because one was lost on the way. */
     this.restarts = 0;
     /** @type {Set<number>} jobs whose runs could not be launched any more: given no more runs */
@@ -196,6 +205,7 @@ export class SubprocBackend {
               header: launcher.runHeader(path.basename(this.workspace.file(slot)), source, {
                 nonce,
                 timeoutMs: this.timeoutMs,
+                isolate: this.isolateThere,
               }),
               nonce,
             };
@@ -205,6 +215,14 @@ export class SubprocBackend {
           },
           { signal, closed: () => this.closed, onRetry: () => (this.restarts += 1) },
         );
+        if (result.unisolatedThere && !this.warnedIsolation.has(slot)) {
+          this.warnedIsolation.add(slot);
+          const host = launcher.host(slot);
+          this.onWarning(
+            `job ${slot + 1}'s runs are unisolated${host ? ` on ${host}` : ''} (${result.unisolatedThere}): ` +
+              'they can change the files of the machine they run on',
+          );
+        }
         if (!jobLost || !this.stopWhenLost) return result;
         const why = `its runs could not be launched any more (${result.error})`;
         dropped = dropJob(this, this.everLaunched, slot, why);
@@ -301,7 +319,12 @@ export class SubprocBackend {
         status?.close();
         out.end();
         err.end();
-        const common = { ms, stdoutTail: out.text(), stderrTail: err.text() };
+        const common = {
+          ms,
+          stdoutTail: out.text(),
+          stderrTail: err.text(),
+          ...(status?.unisolated ? { unisolatedThere: status.unisolated } : {}),
+        };
         const seen = {
           found: out.found || err.found,
           foundAnywhere: out.anywhere.found || err.anywhere.found,
