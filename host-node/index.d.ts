@@ -378,7 +378,10 @@ export interface ReducePythonResult {
     /** Whether autodd's `__freeze__` module was on its path (freeze markers left). */
     freezeShim: boolean;
   } | null;
-  /** Whether runs were isolated from the user's files. */
+  /**
+   * Whether runs were isolated from the user's files; through a launcher, whether every
+   * job's runs (and the final check) were isolated on the other side.
+   */
   isolated: boolean;
   /** Whether `errMsg` in quoted source lines counted (asked for, or fallen back to). */
   matchQuotedSource: boolean;

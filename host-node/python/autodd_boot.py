@@ -60,38 +60,83 @@ def take(n):
 
 
 def launch(path, run, home, stdin, isolate):
-    """Forks the program's process, in a session of its own; with `isolate`, in a view
-    of its own (see autodd_runner/sandbox.py: the private folder, the home folder, /tmp
-    and /var/tmp copy-on-write, the rest read-only). Returns its pid, and why isolation
-    failed if it did: the program then runs unisolated."""
-    if isolate:
+    """Starts the program, in a session of its own; with `isolate`, in a view of its own
+    (see autodd_runner/sandbox.py: the private folder, the home folder, /tmp and
+    /var/tmp copy-on-write, the rest read-only) and a PID namespace of its own. Returns
+    its pid, the folders it sees read-only (the kernel refused their overlay), and why
+    isolation failed if it did: the program then runs unisolated."""
+    if not isolate:
+        return fork_program(path, run, home, stdin, None), [], None
+    pid, said = fork_program(path, run, home, stdin, False)
+    if "failed" in said:
+        # An overlay the kernel refuses (a mount inside a folder) fails the first
+        # try; the second finds which, and leaves those read-only.
+        os.waitpid(pid, 0)
+        pid, said = fork_program(path, run, home, stdin, True)
+    if "failed" in said:
+        os.waitpid(pid, 0)
+        return fork_program(path, run, home, stdin, None), [], said["failed"]
+    return pid, said.get("refused", []), None
+
+
+def sandbox_failed(said, exc):
+    """Says on `said` why isolation failed, as sandbox.contain does."""
+    os.write(said, ("failed " + (str(exc) or type(exc).__name__).replace("\n", " ") + "\n").encode(errors="replace"))
+
+
+def fork_program(path, run, home, stdin, refine):
+    """Forks the program's process (unisolated when `refine` is None) and notes its
+    process group for the janitor; isolated, returns it with what the isolation said:
+    {"failed": WHY} if it failed, {"refused": [folder, ...]} if those are read-only.
+    With `refine`, the folders whose overlay the kernel refuses are found first."""
+    if refine is not None:
         said_r, said_w = os.pipe()  # closed by the exec
     pid = os.fork()
     if pid == 0:
         try:
             os.setsid()
-            if isolate:
-                os.close(said_r)
-                try:
-                    sys.path.insert(0, os.path.join(home, "lib", "autodd_runner"))
-                    import sandbox
-
-                    scratch = os.path.join(home, "scratch")
-                    os.makedirs(scratch, exist_ok=True)
-                    writable = [run, os.path.expanduser("~"), "/tmp", "/var/tmp"]
-                    sandbox.enter()
-                    sandbox.isolate({"scratch": scratch, "writable": writable, "runAs": None, "cwd": run})
-                except BaseException as exc:  # noqa: BLE001 - the reason goes to the host
-                    os.write(said_w, (str(exc) or type(exc).__name__).encode(errors="replace"))
-                    os._exit(125)
-            os.chdir(run)
             feed = os.open(stdin if os.path.exists(stdin) else os.devnull, os.O_RDONLY)
             os.dup2(feed, 0)
-            os.execv(sys.executable, [sys.executable, path])
+            os.close(feed)
+            argv = [sys.executable, path]
+            if refine is None:
+                os.chdir(run)
+                os.execv(sys.executable, argv)
+            # This process and the PID namespace's init do not exec: they must hold
+            # nothing of the run's (the janitor's pipe above all, whose end says the
+            # run is gone) but the program's stdio and the pipe to say how it went.
+            os.closerange(3, said_w)
+            os.closerange(said_w + 1, 1 << 16)
+            try:
+                sys.path.insert(0, os.path.join(home, "lib", "autodd_runner"))
+                import sandbox
+
+                scratch = os.path.join(home, "scratch")
+                os.makedirs(scratch, exist_ok=True)
+                writable = [run, os.path.expanduser("~"), "/tmp", "/var/tmp"]
+                config = {"scratch": scratch, "writable": writable, "runAs": None, "cwd": run}
+                sandbox.enter()
+                if refine:
+                    refused = sandbox.all_refusals(config)
+                    config = sandbox.without(config, refused)
+                    inside = (os.path.realpath(run) + "/").startswith
+                    if not any(inside(os.path.realpath(f) + "/") for f in config["writable"]):
+                        raise OSError("the private folder %s holds a mount that cannot be overlaid" % run)
+                    if refused:
+                        os.write(said_w, ("refused " + json.dumps(refused) + "\n").encode())
+                # Ends as the program does; raises if it failed before the program ran.
+                sandbox.contain(config, argv, said=said_w)
+            except BaseException as exc:  # noqa: BLE001 - the reason goes to the host
+                sandbox_failed(said_w, exc)
+                os._exit(125)
         finally:
             os._exit(127)
-    if not isolate:
-        return pid, None
+    # Whole or not at all, for the janitor.
+    with open(os.path.join(home, "pgid.new"), "w") as f:
+        f.write(str(pid))
+    os.replace(os.path.join(home, "pgid.new"), os.path.join(home, "pgid"))
+    if refine is None:
+        return pid
     os.close(said_w)
     said = b""
     while True:
@@ -100,20 +145,23 @@ def launch(path, run, home, stdin, isolate):
             break
         said += chunk
     os.close(said_r)
-    if not said:
-        return pid, None
-    os.waitpid(pid, 0)
-    return launch(path, run, home, stdin, False)[0], said.decode(errors="replace")
+    words = {}
+    for line in said.decode(errors="replace").splitlines():
+        what, _, text = line.partition(" ")
+        words[what] = json.loads(text) if what == "refused" else text
+    return pid, words
 
 
 def run_one(candidate, run, home):
     """The subproc backend's run: the program as FILENAME in run/, in a session of its
     own, killed with everything it started at its time limit or when the host goes (the
-    end of stdin). Around the program's own output, stdout gets two lines that begin
-    with NUL, "autodd " and the run's nonce (which the program never sees): "start"
-    before it runs, and once it and all it started are gone, how it ended ("exit N",
-    "signal NAME" or "timeout") and the milliseconds it ran. A launch whose stdout ends
-    without that last line was lost on the way (a dropped connection, a host gone)."""
+    end of stdin). Around the program's own output, stdout gets lines that begin with
+    NUL, "autodd " and the run's nonce (which the program never sees): "start" before
+    it runs; "unisolated WHY" if it was to be isolated and could not be, "refused JSON"
+    if it sees those folders read-only; and once it and all it started are gone, "end",
+    how it ended ("exit N", "signal NAME" or "timeout") and the milliseconds it ran. A
+    launch whose stdout ends without that last line was lost on the way (a dropped
+    connection, a host gone)."""
     import signal, threading, time
 
     mark = b"\0autodd " + candidate["nonce"].encode() + b" "
@@ -124,14 +172,12 @@ def run_one(candidate, run, home):
     stdin = os.path.join(home, "stdin")
     os.write(1, mark + b"start\n")
     start = time.monotonic()
-    pid, why = launch(path, run, home, stdin, candidate.get("isolate"))
+    pid, refused, why = launch(path, run, home, stdin, candidate.get("isolate"))
+    # Said once per run; the host warns once.
     if why:
-        # Said once per run; the host warns once.
         os.write(1, mark + b"unisolated " + why.encode(errors="replace").replace(b"\n", b" ") + b"\n")
-    # Whole or not at all, for the janitor.
-    with open(os.path.join(home, "pgid.new"), "w") as f:
-        f.write(str(pid))
-    os.replace(os.path.join(home, "pgid.new"), os.path.join(home, "pgid"))
+    if refused:
+        os.write(1, mark + b"refused " + json.dumps(refused).encode() + b"\n")
 
     def kill():
         try:

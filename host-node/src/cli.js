@@ -11,6 +11,7 @@ import path from 'node:path';
 import { checkOutput, sameFile, writeAtomic } from './files.js';
 import { clock, countLines, percent, ProgressReporter, size } from './progress.js';
 import { helpText, parseArgsOptions } from './options.js';
+import { shellLine } from './launcher.js';
 import { realpath } from './python.js';
 import { reducePython } from './reduce-python.js';
 
@@ -424,7 +425,7 @@ function summarize(result, args) {
       check.isolated ? 'isolated' : 'unisolated',
       check.freezeShim ? 'the result keeps freeze markers, which import autodd: run it as shown' : '',
     ].filter(Boolean);
-    out(`final check: ${check.command.join(' ')} in ${check.cwd} (${how.join(', ')})`);
+    out(`final check: ${shellLine(check.command)} in ${check.cwd} (${how.join(', ')})`);
   }
   if (result.reproduced) {
     out(

@@ -94,6 +94,21 @@ function shellQuote(word) {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/**
+ * `words` as one line a user can paste into a POSIX shell: each word quoted, except
+ * the input redirection `<` and the name of a leading `NAME=value` assignment.
+ * @param {string[]} words
+ */
+export function shellLine(words) {
+  return words
+    .map((w, i) => {
+      if (w === '<') return w;
+      const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(w);
+      return assignment && i === 0 ? `${assignment[1]}=${shellQuote(assignment[2])}` : shellQuote(w);
+    })
+    .join(' ');
+}
+
 /** Commands that hand the words after them to a shell on the other side. */
 const REMOTE_SHELLS = ['ssh', 'autossh'];
 

@@ -87,6 +87,8 @@ export async function reducePython(options) {
   /** @type {FinalCheck | null} */
   let finalCheck = null;
   let workspaceIsolated = false;
+  // Through a launcher: whether some job's runs ran unisolated on the other side.
+  let unisolatedThere = () => false;
   /** @type {{ original: FailureInfo | null, result: FailureInfo | null }} */
   const failure = { original: null, result: null };
   // Python is probed (a process start, tens of milliseconds) while the engine loads
@@ -154,7 +156,9 @@ export async function reducePython(options) {
       freezeStripped: stripped,
       failure,
       finalCheck,
-      isolated: workspaceIsolated,
+      isolated: launcher
+        ? options.sandbox !== false && !unisolatedThere() && finalCheck?.isolated !== false
+        : workspaceIsolated,
       matchQuotedSource: oracle.matchQuoted,
       retries: retried,
       timings,
@@ -200,6 +204,7 @@ export async function reducePython(options) {
           droppedJobs: [...backend.dropped].map((s) => s + 1),
         });
       }
+      if (launcher) unisolatedThere = () => backend.unisolatedJobs.size > 0;
       if ('cpuShares' in backend) cpuShares = () => backend.cpuShares();
       if ('dataLimit' in backend) dataLimit = () => backend.dataLimit();
       if ('hugePagesMib' in backend) hugePages = () => backend.hugePagesMib();
@@ -266,6 +271,9 @@ export async function reducePython(options) {
               job: slot,
               stopWhenLost: false,
               isolateThere: options.sandbox !== false,
+              // Warned of here unless the reduction warned of that job already.
+              onWarning: warn,
+              ...('warnedIsolation' in backend ? { warnedIsolation: backend.warnedIsolation } : {}),
             });
             try {
               result = await fresh.run(text, { signal: runSignal });

@@ -232,6 +232,26 @@ describe('the final check is the user run', { skip }, () => {
     }
   });
 
+  test('the final check, pasted into a shell, runs the result as the check did', async () => {
+    const { dir } = project({
+      "it's here/reader.py":
+        'import sys\nrows = sys.stdin.read().split()\nfor r in rows:\n    if r != "ok":\n        raise ValueError(f"row {r}!")\n',
+      'my rows.txt': 'ok\nbad\n',
+    });
+    // MSG needs the input: the line shown must feed it.
+    const r = await runCli(
+      ["it's here/reader.py", '--err-msg', 'row bad!', '-o', "it's here/min $1.py", '--stdin', 'my rows.txt'],
+      { cwd: dir },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const shown = /final check: (.*) in (.*) \((?:un)?isolated/.exec(r.stderr);
+    assert.ok(shown, r.stderr);
+    assert.equal(shown[2], dir);
+    const pasted = spawnSync('sh', ['-c', shown[1]], { cwd: dir, encoding: 'utf8' });
+    assert.match(pasted.stderr, /ValueError: row bad!/, `${shown[1]}\n${pasted.stderr}`);
+    assert.match(shown[1], / < '\S*\/my rows\.txt'$/);
+  });
+
   test('where runs cannot be isolated, each job runs in a copy of the program folder', async () => {
     for (const backend of BACKENDS) {
       const { parent, dir } = project({ 'build.py': DESTRUCTIVE['build.py'].source, 'data.csv': 'a\n' });

@@ -296,12 +296,52 @@ describe('--launcher: the template', () => {
           refused.stderr,
           /job 1's (candidates run|runs are) unisolated \(.*No space left on device.*\): they can change/,
         );
+        assert.match(refused.stderr, /final check: .* \(unisolated\)/);
         assert.deepEqual(left(), markers);
       } finally {
         for (const marker of markers) fs.rmSync(marker, { force: true });
       }
     });
   }
+
+  test('a folder there that holds a mount is seen read-only, and the job is warned of', async () => {
+    for (const backend of ['runner', 'subproc']) {
+      const dir = tempDir();
+      const home = path.join(dir, 'home');
+      fs.mkdirSync(path.join(home, 'volume'), { recursive: true });
+      fs.writeFileSync(
+        path.join(dir, 'prog.py'),
+        'import os\nunused = 1\nraise ValueError("MOUNTED-" + os.path.basename(os.path.expanduser("~")))\n',
+      );
+      // The other side's home holds a mount of its own, which a namespace made
+      // inside cannot cover with an overlay.
+      const launcher = 'unshare -U -r -m sh -c \'mount -t tmpfs none "$HOME/volume" && exec "$@"\' sh';
+      const r = await runCli(
+        [
+          'prog.py',
+          '--err-msg',
+          'MOUNTED-home',
+          '-o',
+          'out.py',
+          '--backend',
+          backend,
+          '--launcher',
+          launcher,
+        ],
+        { cwd: dir, env: { HOME: home } },
+      );
+      assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
+      const warned = r.stderr.match(
+        /job 1's (candidates|runs) see (.*) read-only: a mount inside cannot be overlaid/,
+      );
+      assert.ok(warned, `${backend}: ${r.stderr}`);
+      assert.ok(warned[2].split(', ').includes(fs.realpathSync(home)), warned[2]);
+      assert.equal(r.stderr.match(/read-only: a mount inside/g)?.length, 1, r.stderr);
+      assert.match(r.stderr, /final check: .* \(isolated\)/);
+      assert.doesNotMatch(r.stderr, /unisolated/);
+      assert.equal(fs.readFileSync(path.join(dir, 'out.py'), 'utf8').includes('unused'), false);
+    }
+  });
 
   test('--stdin: every run on the other side reads the file given here', async () => {
     const dir = tempDir();
@@ -628,7 +668,7 @@ describe('--backend subproc through a launcher', () => {
    * A backend of one job through `template` for `use`, closed after it; then nothing
    * launched is left.
    * @param {string} template
-   * @param {{ timeoutMs: number, launchMs?: number }} limits
+   * @param {{ timeoutMs: number, launchMs?: number, isolateThere?: boolean }} limits
    * @param {(backend: SubprocBackend) => Promise<void>} use
    */
   const throughLauncher = async (template, limits, use) => {
@@ -673,7 +713,9 @@ describe('--backend subproc through a launcher', () => {
     const mark = `held-${process.pid}`;
     try {
       // Like ssh, the launcher here ends when the other side's stdout is closed by all.
-      await throughLauncher(`sh -c '"$@" | cat' sh`, { timeoutMs: 10_000 }, async (backend) => {
+      // Unisolated: isolated, the program's PID namespace takes such a process with it.
+      const limits = { timeoutMs: 10_000, isolateThere: false };
+      await throughLauncher(`sh -c '"$@" | cat' sh`, limits, async (backend) => {
         const started = performance.now();
         const r = await backend.run(
           [
@@ -689,6 +731,19 @@ describe('--backend subproc through a launcher', () => {
         assert.equal(processesWithMark(mark).length, 1, 'it escaped its session, as it can here too');
         for (const pid of processesWithMark(mark)) process.kill(pid, 'SIGKILL');
       });
+      await throughLauncher(`sh -c '"$@" | cat' sh`, { timeoutMs: 10_000 }, async (backend) => {
+        const r = await backend.run(
+          [
+            'import os, subprocess, sys',
+            `env = dict(os.environ, AUTODD_TEST_MARK="${mark}")`,
+            'subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env, start_new_session=True)',
+            `print("${MSG}")`,
+          ].join('\n'),
+        );
+        assert.equal(r.found, true);
+        assert.equal(r.unisolatedThere, undefined, r.unisolatedThere);
+        assert.deepEqual(processesWithMark(mark), [], 'isolated, it went with the program');
+      });
     } finally {
       for (const pid of processesWithMark(mark)) process.kill(pid, 'SIGKILL');
     }
@@ -697,7 +752,15 @@ describe('--backend subproc through a launcher', () => {
   test('a program that ends its own launch each time is a crash, and no job is dropped', async () => {
     const workspace = await Workspace.create({ python: 'python3', jobs: 2 });
     const launcher = new Launcher({ template: `sh ${script} {host}`, hosts: ['a', 'b'], python: 'python3' });
-    const backend = new SubprocBackend({ workspace, needle: MSG, timeoutMs: 4000, jobs: 2, launcher });
+    // Unisolated, its parent is the launch (isolated, the init of its PID namespace).
+    const backend = new SubprocBackend({
+      workspace,
+      needle: MSG,
+      timeoutMs: 4000,
+      jobs: 2,
+      launcher,
+      isolateThere: false,
+    });
     try {
       const r = await backend.run('import os, signal\nos.kill(os.getppid(), signal.SIGKILL)');
       assert.equal(r.outcome, 'crashed');

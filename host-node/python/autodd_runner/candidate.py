@@ -163,7 +163,7 @@ def child(path, out_w, err_w, done_w, closing, ahead=None):
             resource.setrlimit(resource.RLIMIT_DATA, SETTINGS.data_limit)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
-        for fd in [*closing, out_w, err_w]:
+        for fd in [*closing, *SETTINGS.private_fds, out_w, err_w]:
             if fd > 2:
                 os.close(fd)
         if SETTINGS.stdin is not None:

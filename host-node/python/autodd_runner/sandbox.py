@@ -20,8 +20,9 @@ candidate's process). The subproc backend runs it as a launcher:
     python3 -I -S autodd_runner/sandbox.py CONFIG FILE PYTHON [ARG ...]
 
 which enters, isolates, puts FILE's text at the program's path and runs
-`PYTHON ARG ...` in a PID namespace of its own (see `launch`). `--probe CONFIG` says whether isolation works here: it prints
-"ok" and exits 0, or prints why not and exits 1.
+`PYTHON ARG ...` in a PID namespace of its own (see `launch`). `--probe CONFIG` says
+whether isolation works here: it prints the JSON list of the folders it cannot overlay
+and exits 0, or prints why not and exits 1.
 
 CONFIG is JSON: {"scratch": DIR (an empty folder to mount the tmpfs on),
 "writable": [DIR, ...], "runAs": PATH or null (where the candidate's text goes),
@@ -201,15 +202,23 @@ def place(config, text):
 
 def launch(config, file, argv):
     """The subproc backend's launcher: runs argv isolated, with FILE's text placed at
-    the program's path, in a PID namespace of its own, so that whatever the program
-    leaves running (even in a session of its own) dies when it ends. Ends as the
-    program did: with its exit status, or killed by the same signal."""
+    the program's path (see `contain`). Ends as the program did: with its exit status,
+    or killed by the same signal."""
     with open(file, "rb") as f:
         text = f.read()
     # Killed with autodd (even by SIGKILL): then PID 1 below goes too, and with it
     # everything the program started.
     die_with_parent()
     enter()
+    contain(config, argv, text)
+
+
+def contain(config, argv, text=None, said=None):
+    """After `enter`: runs argv isolated (with `text`, if given, placed at the program's
+    path) in a PID namespace of its own, so that whatever the program leaves running
+    (even in a session of its own) dies when it ends, and ends as the program did. With
+    `said` (a pipe's write end), why isolation failed is written there, and the program
+    does not run; it is closed once the program is isolated."""
     _check(libc().unshare(CLONE_NEWPID), "unshare")
     status_r, status_w = os.pipe()
     init = os.fork()
@@ -221,8 +230,17 @@ def launch(config, file, argv):
         try:
             die_with_parent()
             os.close(status_r)
-            isolate(config)
-            place(config, text)
+            try:
+                isolate(config)
+            except BaseException as exc:
+                if said is None:
+                    raise
+                _write_all(said, "failed " + (str(exc) or type(exc).__name__).replace("\n", " ") + "\n")
+                raise
+            if said is not None:
+                os.close(said)
+            if text is not None:
+                place(config, text)
             program = os.fork()
             if program == 0:
                 try:
@@ -235,11 +253,14 @@ def launch(config, file, argv):
                 if pid == program:
                     break
         except BaseException as exc:  # noqa: BLE001 - reported, then the run fails
-            sys.stderr.write(f"autodd sandbox: {exc}\n")
+            if said is None:
+                sys.stderr.write(f"autodd sandbox: {exc}\n")
         finally:
             os.write(status_w, b"%d" % status)
             os._exit(0)
     os.close(status_w)
+    if said is not None:
+        os.close(said)
     os.waitpid(init, 0)
     status = int(os.read(status_r, 32) or b"32512")
     if os.WIFSIGNALED(status):
@@ -250,6 +271,12 @@ def launch(config, file, argv):
             pass  # SIGKILL and SIGSTOP have no handler to reset
         os.kill(os.getpid(), sig)
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+def _write_all(fd, text):
+    data = text.encode(errors="replace")
+    while data:
+        data = data[os.write(fd, data) :]
 
 
 def die_with_parent():
@@ -283,16 +310,10 @@ def trial(config):
         try:
             os.close(out_r)
             enter()
-            refused = []
-            while True:
-                writable = [f for f in config["writable"] if os.path.realpath(f) not in refused]
-                failed = refusals(dict(config, writable=writable))
-                if not failed:
-                    break
-                refused += failed
+            refused = all_refusals(config)
             # After the forks above: a PID namespace takes its first fork as its PID 1.
             _check(libc().unshare(CLONE_NEWPID), "unshare")
-            isolate(dict(config, writable=[f for f in config["writable"] if os.path.realpath(f) not in refused]))
+            isolate(without(config, refused))
             answer = json.dumps(refused)
             status = 0
         except BaseException as exc:  # noqa: BLE001 - the reason is the answer
@@ -314,6 +335,22 @@ def trial(config):
     if os.waitstatus_to_exitcode(status) == 0:
         return json.loads(answer or "[]"), None
     return None, answer or "isolation failed"
+
+
+def all_refusals(config):
+    """After `enter`: the writable folders of `config` whose overlay the kernel refuses,
+    a folder inside a refused one tried on its own."""
+    refused = []
+    while True:
+        failed = refusals(without(config, refused))
+        if not failed:
+            return refused
+        refused += failed
+
+
+def without(config, refused):
+    """`config` with the folders `refused` no longer writable."""
+    return dict(config, writable=[f for f in config["writable"] if os.path.realpath(f) not in refused])
 
 
 def refusals(config):

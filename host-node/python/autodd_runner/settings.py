@@ -21,6 +21,9 @@ class Settings:
     # Fork the next candidate's process while the current one runs, and compile its
     # likely program there (see forkers.Zygote).
     prefork: bool = False
+    # The worker's own files a candidate must not inherit (the pid file, the file
+    # each candidate's text is written to): closed in every candidate's process.
+    private_fds: Tuple[int, ...] = ()
     # Whether this process has isolated itself already (a process forked ahead does
     # it while it waits): state of the process, not a setting of the host's.
     isolated: bool = False

@@ -375,18 +375,19 @@ def done(job_id, needle, out=None, err=None, killed=None, error=None):
 def remote_sandbox(home, run_dir, program):
     """The isolation of a worker started through a launcher, on the other side: the
     config (see sandbox) for candidates run from `program` in `run_dir`, with a scratch
-    folder in `home`, and None; or None and why isolation does not work there."""
+    folder in `home`, the folders they see read-only (the kernel refused their overlay)
+    and None; or None, [] and why isolation does not work there."""
     scratch = os.path.join(home, "scratch")
     os.makedirs(scratch, exist_ok=True)
     writable = [run_dir, os.path.expanduser("~"), "/tmp", "/var/tmp"]
     config = {"scratch": scratch, "writable": writable, "runAs": program, "cwd": run_dir}
     refused, why = sandbox.trial(config)
     if why is not None:
-        return None, why
-    config["writable"] = [f for f in writable if os.path.realpath(f) not in refused]
+        return None, [], why
+    config = sandbox.without(config, refused)
     if not any((os.path.realpath(run_dir) + "/").startswith(os.path.realpath(f) + "/") for f in config["writable"]):
-        return None, f"the private folder {run_dir} holds a mount that cannot be overlaid"
-    return config, None
+        return None, [], f"the private folder {run_dir} holds a mount that cannot be overlaid"
+    return config, refused, None
 
 
 def main(home=None):
@@ -406,7 +407,7 @@ def main(home=None):
     # Started remotely and isolated: where each candidate's text goes, and the file
     # written there (opened before the file system turns read-only).
     text_path, text_fd = None, None
-    isolation_error = None
+    isolation_error, refused = None, []
     if home is not None:
         run_dir = os.path.join(home, "run")
         os.makedirs(run_dir, exist_ok=True)  # it may hold the files shipped
@@ -417,7 +418,7 @@ def main(home=None):
         if os.path.exists(os.path.join(home, "stdin")):
             init["stdin"] = os.path.join(home, "stdin")
         if init.get("isolate"):
-            init["sandbox"], isolation_error = remote_sandbox(home, run_dir, program)
+            init["sandbox"], refused, isolation_error = remote_sandbox(home, run_dir, program)
             if init["sandbox"]:
                 text_path = os.path.join(home, "candidate")
                 text_fd = os.open(text_path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -428,6 +429,7 @@ def main(home=None):
     share = init.get("share")
     cpus = keep_to(cpu_share(*share)) if share else None
     pid_fd = os.open(init["pidFile"], os.O_RDWR | os.O_CREAT, 0o600)
+    SETTINGS.private_fds = tuple(fd for fd in (pid_fd, text_fd) if fd is not None)
     SETTINGS.stdin = init.get("stdin")
     if init.get("sandbox"):
         # Before any import can start a thread (a user namespace wants one thread),
@@ -443,8 +445,9 @@ def main(home=None):
         control.send({"event": "warming"})
         warm_error = warm_up_with(warm["source"], warm["name"])
     # The modules beside the program, compiled once here rather than by every
-    # isolated candidate that imports them (see precompile). Unisolated, or through a
-    # launcher, candidates share a folder, where the first import leaves the cache.
+    # isolated candidate that imports them (see precompile). Unisolated (here or
+    # through a launcher), candidates share a folder, where the first import leaves
+    # the cache.
     run_as = (SETTINGS.sandbox or {}).get("runAs")
     if run_as:
         try:
@@ -479,6 +482,7 @@ def main(home=None):
             "warmUpError": warm_error,
             **({"isolated": SETTINGS.sandbox is not None} if text_path or isolation_error else {}),
             **({"isolationError": isolation_error} if isolation_error else {}),
+            **({"refused": refused} if refused else {}),
         }
     )
 
@@ -493,9 +497,9 @@ def main(home=None):
                 # The candidate places it at the program's path in its own overlay.
                 data = request.pop("source").encode()
                 os.ftruncate(text_fd, 0)
-                done = 0
-                while done < len(data):
-                    done += os.pwrite(text_fd, data[done:], done)
+                written = 0
+                while written < len(data):
+                    written += os.pwrite(text_fd, data[written:], written)
                 request["path"] = text_path
             elif program is not None:
                 with open(program, "w", encoding="utf-8") as f:

@@ -25,6 +25,8 @@ import os from 'node:os';
  * @property {string} [error] why the backend failed, for `crashed`
  * @property {string} [unisolatedThere] through a launcher: why the program ran unisolated
  *   on the other side, where it was to be isolated
+ * @property {string[]} [refusedThere] through a launcher: the folders the program saw
+ *   read-only on the other side (the kernel there refused their overlay)
  * @property {boolean} [unstarted] `crashed` before the program started: a launcher that
  *   failed (a host unknown or down, a refused key), a worker that would not start
  * @property {boolean} [compiledAhead] runner: it ran code compiled before its request (see

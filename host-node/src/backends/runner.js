@@ -16,6 +16,7 @@ import {
 } from './capture.js';
 import { dropJob, untilNotLost } from './lost.js';
 import { runResult, signalName } from './result.js';
+import { isolationThere } from './subproc.js';
 import { Slots } from './slots.js';
 
 const WORKER = path.join(PYTHON_DIR, 'autodd_worker.py');
@@ -110,6 +111,8 @@ class Worker {
     this.warmUpError = null;
     /** @type {string | null} started remotely: why its candidates run unisolated there */
     this.isolationError = null;
+    /** @type {string[]} started remotely: the folders its candidates see read-only there */
+    this.refused = [];
     /** Whether it said it was ready. */
     this.started = false;
     /** Whether it said it got as far as the warm-up program. */
@@ -209,6 +212,7 @@ class Worker {
       this.warmUpError = message.warmUpError ?? null;
       this.isolationError =
         message.isolated === false ? (message.isolationError ?? 'isolation failed') : null;
+      this.refused = Array.isArray(message.refused) ? message.refused.map(String) : [];
       this.started = true;
       this.onReady(true);
       return;
@@ -409,6 +413,8 @@ export class RunnerBackend {
     this.warnedWarmUp = false;
     /** @type {Set<number>} jobs told their candidates run unisolated on the other side */
     this.warnedIsolation = new Set();
+    /** @type {Set<number>} started remotely: jobs whose candidates ran unisolated there */
+    this.unisolatedJobs = new Set();
     this.closed = false;
     /** Workers started again because one died (under a candidate or between two). */
     this.restarts = 0;
@@ -418,6 +424,8 @@ export class RunnerBackend {
     this.everStarted = false;
     /** @type {Map<number, string>} jobs whose worker did not start through the launcher, and why */
     this.failedStarts = new Map();
+    /** @type {Map<number, string>} jobs whose worker's Python failed as it started: its last words */
+    this.crashedStarts = new Map();
   }
 
   /**
@@ -461,9 +469,11 @@ export class RunnerBackend {
           async () => {
             const worker = await this.worker(slot);
             if (!worker) {
-              const why = this.failedStarts.get(slot);
+              const why = this.failedStarts.get(slot) ?? this.crashedStarts.get(slot);
               const error = `the Python worker did not start${why ? ` (${why})` : ''}`;
-              const result = runResult({ outcome: 'crashed', error, unstarted: true, ms: 0 });
+              // Unstarted: Python never ran (the launcher's failure), not Python's error.
+              const unstarted = this.failedStarts.has(slot);
+              const result = runResult({ outcome: 'crashed', error, unstarted, ms: 0 });
               return { result, lost: { started: false } };
             }
             const result = await worker.run(file, signal);
@@ -571,13 +581,17 @@ export class RunnerBackend {
           this.warnedImports = true;
           this.onWarning(`not preloaded (import failed): ${worker.failedImports.join(', ')}`);
         }
-        if (worker.isolationError && !this.warnedIsolation.has(slot)) {
+        const there = isolationThere(
+          slot,
+          this.launcher?.host(slot),
+          worker.isolationError ?? undefined,
+          worker.refused,
+          'candidates',
+        );
+        if (worker.isolationError) this.unisolatedJobs.add(slot);
+        if (there && !this.warnedIsolation.has(slot)) {
           this.warnedIsolation.add(slot);
-          const host = this.launcher?.host(slot);
-          this.onWarning(
-            `job ${slot + 1}'s candidates run unisolated${host ? ` on ${host}` : ''} (${worker.isolationError}): ` +
-              'they can change the files of the machine they run on',
-          );
+          this.onWarning(there);
         }
         if (worker.warmUpError && !this.warnedWarmUp) {
           this.warnedWarmUp = true;
@@ -610,7 +624,11 @@ export class RunnerBackend {
         this.warmUp = undefined;
         continue;
       }
-      if (!this.preload.length) return undefined;
+      if (!this.preload.length) {
+        const last = worker.stderr.text().trim().split('\n').at(-1);
+        if (last) this.crashedStarts.set(slot, last);
+        return undefined;
+      }
       // An import crashed or hung the worker: go on without preloading.
       this.onWarning('the Python worker did not start with preloaded modules; preloading is off');
       this.preload = [];

@@ -23,9 +23,10 @@ export const LAUNCH_LOST = 'its launch was lost';
 
 /**
  * How a run through a launcher ended, as the other side says it (python/autodd_boot.py):
- * two lines on its stdout, each NUL, `autodd `, the run's nonce and a space, then
- * `start`, or `end exit N` / `end signal NAME` / `end timeout`, and the milliseconds
- * the program ran. Everything else is the program's own output, passed on to `feed`.
+ * lines on its stdout, each NUL, `autodd `, the run's nonce and a space, then `start`;
+ * `unisolated WHY` or `refused JSON` (the folders it saw read-only), if so; and `end
+ * exit N` / `end signal NAME` / `end timeout` with the milliseconds the program ran.
+ * Everything else is the program's own output, passed on to `feed`.
  */
 export class RemoteStatus {
   /**
@@ -42,6 +43,8 @@ export class RemoteStatus {
     this.end = undefined;
     /** @type {string | undefined} why the program ran unisolated there, if it was to be isolated */
     this.unisolated = undefined;
+    /** @type {string[]} the folders the program saw read-only there (no overlay) */
+    this.refused = [];
   }
 
   /** @param {Buffer} chunk */
@@ -52,7 +55,7 @@ export class RemoteStatus {
       const eol = data.indexOf(10, at + this.mark.length);
       if (eol < 0) break;
       if (at > 0) this.feed(data.subarray(0, at));
-      this.line(data.subarray(at + this.mark.length, eol).toString('latin1'));
+      this.line(data.subarray(at + this.mark.length, eol).toString());
       data = data.subarray(eol + 1);
       if (this.end) return;
     }
@@ -85,11 +88,50 @@ export class RemoteStatus {
     const words = text.split(' ');
     if (words[0] === 'start') this.started = true;
     else if (words[0] === 'unisolated') this.unisolated = words.slice(1).join(' ');
+    else if (words[0] === 'refused') this.refused = refusedList(words.slice(1).join(' '));
     else if (words[0] === 'end' && words.length >= 3) {
       const how = words[1];
       this.end = { how, value: how === 'timeout' ? '' : words[2], ms: Number(words.at(-1)) };
     }
   }
+}
+
+/**
+ * The folders of a `refused` line: a JSON list of paths (none, if it is not one).
+ * @param {string} text
+ * @returns {string[]}
+ */
+function refusedList(text) {
+  try {
+    const list = JSON.parse(text);
+    return Array.isArray(list) ? list.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The warning for job `slot`'s runs on the other side of a launcher, if they were not
+ * isolated there as they are here: unisolated (and why), or seeing folders read-only.
+ * @param {number} slot
+ * @param {string | undefined} host
+ * @param {string | undefined} unisolated why its runs ran unisolated
+ * @param {string[] | undefined} refused the folders its runs saw read-only
+ * @param {string} [what] what ran there
+ */
+export function isolationThere(slot, host, unisolated, refused, what = 'runs') {
+  const where = host ? ` on ${host}` : '';
+  if (unisolated) {
+    const verb = what === 'runs' ? 'are' : 'run';
+    return `job ${slot + 1}'s ${what} ${verb} unisolated${where} (${unisolated}): they can change the files of the machine they run on`;
+  }
+  if (refused?.length) {
+    return (
+      `job ${slot + 1}'s ${what} see ${refused.join(', ')} read-only${where}: a mount inside cannot be overlaid, ` +
+      'so a program that writes there fails as it would on a read-only disk'
+    );
+  }
+  return undefined;
 }
 
 export class SubprocBackend {
@@ -115,6 +157,8 @@ export class SubprocBackend {
    * @param {(message: string) => void} [options.onWarning]
    * @param {boolean} [options.isolateThere] through a launcher: isolate each run on the
    *   other side where its kernel allows (default true; a job where it does not is warned of)
+   * @param {Set<number>} [options.warnedIsolation] the jobs already warned of how their
+   *   runs are isolated there (shared with another backend of the same reduction)
    * @param {boolean} [options.stopWhenLost] through a launcher, when the last job's runs
    *   cannot be launched any more: stop the reduction (`workers-lost`; the default), or
    *   give the run that crash (a final check, which may try another host)
@@ -134,6 +178,7 @@ export class SubprocBackend {
     onWarning,
     stopWhenLost = true,
     isolateThere = true,
+    warnedIsolation = new Set(),
   }) {
     this.name = 'subproc';
     this.workspace = workspace;
@@ -142,8 +187,10 @@ export class SubprocBackend {
     this.onWarning = onWarning ?? (() => {});
     this.stopWhenLost = stopWhenLost;
     this.isolateThere = isolateThere;
-    /** @type {Set<number>} jobs told their runs are unisolated on the other side */
-    this.warnedIsolation = new Set();
+    /** @type {Set<number>} jobs told how their runs are isolated on the other side */
+    this.warnedIsolation = warnedIsolation;
+    /** @type {Set<number>} through a launcher: jobs whose runs ran unisolated there */
+    this.unisolatedJobs = new Set();
     /** Launches made again because one was lost on the way. */
     this.restarts = 0;
     /** @type {Set<number>} jobs whose runs could not be launched any more: given no more runs */
@@ -215,13 +262,11 @@ export class SubprocBackend {
           },
           { signal, closed: () => this.closed, onRetry: () => (this.restarts += 1) },
         );
-        if (result.unisolatedThere && !this.warnedIsolation.has(slot)) {
+        const there = isolationThere(slot, launcher.host(slot), result.unisolatedThere, result.refusedThere);
+        if (result.unisolatedThere) this.unisolatedJobs.add(slot);
+        if (there && !this.warnedIsolation.has(slot)) {
           this.warnedIsolation.add(slot);
-          const host = launcher.host(slot);
-          this.onWarning(
-            `job ${slot + 1}'s runs are unisolated${host ? ` on ${host}` : ''} (${result.unisolatedThere}): ` +
-              'they can change the files of the machine they run on',
-          );
+          this.onWarning(there);
         }
         if (!jobLost || !this.stopWhenLost) return result;
         const why = `its runs could not be launched any more (${result.error})`;
@@ -324,6 +369,7 @@ export class SubprocBackend {
           stdoutTail: out.text(),
           stderrTail: err.text(),
           ...(status?.unisolated ? { unisolatedThere: status.unisolated } : {}),
+          ...(status?.refused.length ? { refusedThere: status.refused } : {}),
         };
         const seen = {
           found: out.found || err.found,
