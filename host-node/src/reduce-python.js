@@ -196,6 +196,7 @@ export async function reducePython(options) {
         prefork,
         launcher,
         isolateThere: options.sandbox !== false,
+        programSource: launcher ? source : undefined,
         onWarning: warn,
       });
       if ('restarts' in backend) {

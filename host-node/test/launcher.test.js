@@ -8,8 +8,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { RunnerBackend } from '../src/backends/runner.js';
 import { RemoteStatus, SubprocBackend } from '../src/backends/subproc.js';
-import { Launcher, splitWords } from '../src/launcher.js';
+import { Launcher, shippedRun, splitWords } from '../src/launcher.js';
 import { Workspace } from '../src/python.js';
 import { EXAMPLE, HAVE_ENGINE, processesWithMark, runCli, runPython, tempDir, waitFor } from './helpers.js';
 
@@ -194,6 +195,52 @@ describe('--launcher: the template', () => {
     // The result fails the same way here, where the files are.
     const here = spawnSync('python3', ['out.py'], { cwd: dir, encoding: 'utf8' });
     assert.match(here.stderr, /ValueError: K shape check failed/);
+  });
+
+  test('a worker there leaves shipped modules to each candidate, and compiles them once', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'helper.py'), 'def twice(x):\n    return 2 * x\n');
+    const program = path.join(dir, 'prog.py');
+    const source = [
+      'import importlib._bootstrap_external as e',
+      'import os',
+      'import sys',
+      'print("preloaded:", "helper" in sys.modules)',
+      'import helper',
+      'cache = e.SourceLoader.source_to_code.__globals__.get("cache", {})',
+      'print("compiled once:", [os.path.basename(p) for p in cache])',
+      `print("${MSG}", helper.twice(21))`,
+      '',
+    ].join('\n');
+    fs.writeFileSync(program, source);
+    const workspace = await Workspace.create({ python: 'python3', jobs: 1, sourcePath: program });
+    const launcher = new Launcher({
+      template: 'env',
+      python: 'python3',
+      ship: shippedRun([path.join(dir, 'helper.py')], fs.realpathSync(dir)),
+    });
+    const backend = new RunnerBackend({
+      workspace,
+      needle: MSG,
+      jobs: 1,
+      timeoutMs: 10_000,
+      launcher,
+      programSource: source,
+      preload: ['helper'],
+    });
+    try {
+      for (let i = 0; i < 2; i += 1) {
+        const r = await backend.run(source);
+        assert.equal(r.found, true, r.stderrTail);
+        // Isolated, a candidate's own compile would leave no cache for the next one.
+        assert.match(r.stdoutTail, /compiled once: \['helper\.py'\]/, r.stdoutTail);
+        // As here: the candidate may be the one that writes it.
+        assert.match(r.stdoutTail, /preloaded: False/, r.stdoutTail);
+      }
+    } finally {
+      await backend.close();
+      workspace.close();
+    }
   });
 
   test('--warm-up: the workers on the other side run it', async () => {

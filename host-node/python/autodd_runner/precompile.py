@@ -142,15 +142,19 @@ def cached(path, stat):
     return None
 
 
-def compile_imports(program):
+def compile_imports(program, text=None):
     """{path: (source, code)} for the modules of the program's folder that `program`
-    imports, directly or through them (see the module's comment), that have no
-    up-to-date cache and compile without a warning."""
+    (whose text is `text`, or else the file's) imports, directly or through them (see
+    the module's comment), that have no up-to-date cache and compile without a
+    warning."""
     deadline = time.monotonic() + MAX_SECONDS
     folder = os.path.dirname(program)
-    with open(program, "rb") as f, warnings.catch_warnings():
+    if text is None:
+        with open(program, "rb") as f:
+            text = f.read()
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        names = imported(compile(f.read(), program, "exec", dont_inherit=True))
+        names = imported(compile(text, program, "exec", dont_inherit=True))
     compiled, total, files, seen, resolved = {}, 0, 0, {program}, set()
     budget = [MAX_DIRS]
     while names:
@@ -190,16 +194,17 @@ def compile_imports(program):
     return compiled
 
 
-def install(program):
+def install(program, text=None):
     """Compiles the modules beside `program` that it imports (see compile_imports) and
     has imports use them; returns how many it compiled. Call in the worker, before it
-    forks."""
+    forks. `text`: the program's, where the file is not there (a worker started
+    through a launcher gets each candidate's text, not the program)."""
     original = external.SourceLoader.source_to_code
     # Before 3.10 a deeply nested expression could crash the compiler (not raise).
     if sys.version_info < (3, 10) or str(inspect.signature(original)) != SIGNATURE:
         return 0
     line = call_line(original)
-    cache = compile_imports(program)
+    cache = compile_imports(program, text)
     if not cache or line is None or line < 6:
         return 0
     namespace = {

@@ -27,6 +27,11 @@ its stderr so nothing printed by an imported module can corrupt the protocol).
           "dataLimit": BYTES | null (the data limit candidates get; null: none),
           "hugePagesMib": N (its heap that candidates inherit in huge pages),
           "warmUpError": "Type: message" | null (what stopped the warm-up)}
+  Started through a launcher (see autodd_boot.py), the worker gets "fileName": NAME
+  in place of "scriptDir" and "pidFile", "isolate": true to isolate candidates there
+  where the kernel allows, and "programSource": TEXT (the original program, whose
+  imports precompile reads); "ready" then adds "isolated": bool, "isolationError":
+  WHY and "refused": [DIR, ...] (the folders candidates see read-only).
   host   {"op": "run", "id": N, "path": FILE, "timeout": SECONDS,
           "stuckAfter": SECONDS (optional: see Stuck)}
           or, started remotely, "source": TEXT instead of "path" (see below)
@@ -414,6 +419,8 @@ def main(home=None):
         os.chdir(run_dir)
         program = os.path.join(run_dir, init["fileName"])
         init["scriptDir"] = run_dir
+        # As here: a module beside the program (shipped) is left to each candidate.
+        init["programDir"] = run_dir
         init["pidFile"] = os.path.join(home, "pid")
         if os.path.exists(os.path.join(home, "stdin")):
             init["stdin"] = os.path.join(home, "stdin")
@@ -451,7 +458,7 @@ def main(home=None):
     run_as = (SETTINGS.sandbox or {}).get("runAs")
     if run_as:
         try:
-            precompile.install(run_as)
+            precompile.install(run_as, init.get("programSource"))
         except Exception:  # noqa: BLE001 - never a reason for a worker not to start
             pass
     # The first compile() of a process sets up the compiler's state (the AST types

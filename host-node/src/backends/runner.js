@@ -56,7 +56,7 @@ const AHEAD_BYTES = 65536;
  * @property {string | null} [stdin] a file fed to each candidate's standard input
  * @property {string} cwd the working directory of its candidates
  * @property {NodeJS.ProcessEnv} env the environment of the worker and its candidates
- * @property {{ argv: string[], header: string, isolate: boolean }} [launch] start the
+ * @property {{ argv: string[], header: string, isolate: boolean, programSource?: string }} [launch] start the
  *   worker through this command (see `Launcher`), which first reads `header` on its
  *   stdin; the candidates' sources then travel over the protocol, and the worker keeps
  *   its files to itself, isolating its candidates there if `isolate` and it can
@@ -171,6 +171,7 @@ class Worker {
         ...init,
         fileName: path.basename(workspace.file(0)),
         ...(launch.isolate ? { isolate: true } : {}),
+        ...(launch.programSource !== undefined ? { programSource: launch.programSource } : {}),
       });
       return;
     }
@@ -372,6 +373,8 @@ export class RunnerBackend {
    *   through the user's launcher (ssh, srun, …) instead of here
    * @param {boolean} [options.isolateThere] with a launcher: isolate candidates on the
    *   other side where its kernel allows (default true; a job where it does not is warned of)
+   * @param {string} [options.programSource] with a launcher: the original program, from
+   *   which a worker there learns the modules beside it to compile once (see precompile.py)
    * @param {(message: string) => void} [options.onWarning]
    */
   constructor({
@@ -387,10 +390,12 @@ export class RunnerBackend {
     prefork = false,
     launcher,
     isolateThere = true,
+    programSource,
     onWarning,
   }) {
     this.launcher = launcher;
     this.isolateThere = isolateThere;
+    this.programSource = programSource;
     this.name = 'runner';
     this.workspace = workspace;
     this.needle = needle;
@@ -568,6 +573,7 @@ export class RunnerBackend {
                 argv: this.launcher.argv(slot, this.workspace.jobEnvs[slot], this.workspace.devices !== null),
                 header: this.launcher.header,
                 isolate: this.isolateThere,
+                programSource: this.programSource,
               },
             }
           : {}),
