@@ -190,6 +190,22 @@ export class Launcher {
   }
 
   /**
+   * Job `slot`'s CPU share on its host, as `-j N` keeps jobs here (see `cpu_share` in
+   * the worker): `[k, n]`, the job being the k-th of the `n` of `jobs` that the template
+   * sends to the same host. Undefined where the job is alone there, or the template
+   * names no host (srun places each job itself: they may not share a machine).
+   * @param {number} slot
+   * @param {number} jobs
+   * @returns {[number, number] | undefined}
+   */
+  share(slot, jobs) {
+    const host = this.host(slot);
+    if (host === undefined) return undefined;
+    const same = Array.from({ length: jobs }, (_, k) => k).filter((k) => this.host(k) === host);
+    return same.length > 1 ? [same.indexOf(slot), same.length] : undefined;
+  }
+
+  /**
    * The command that starts job `slot`'s worker, with `env` (the job's environment) as
    * far as the other side must see it.
    * @param {number} slot

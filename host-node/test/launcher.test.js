@@ -243,6 +243,60 @@ describe('--launcher: the template', () => {
     }
   });
 
+  test('jobs sent to the same host keep to their share of its CPUs, as jobs here do', async () => {
+    const shares = (/** @type {string[]} */ hosts, /** @type {number} */ jobs) => {
+      const launcher = new Launcher({ template: 'ssh {host}', hosts, python: 'python3' });
+      return Array.from({ length: jobs }, (_, slot) => launcher.share(slot, jobs));
+    };
+    assert.deepEqual(shares(['a', 'a', 'b'], 4), [[0, 3], [1, 3], undefined, [2, 3]]);
+    assert.deepEqual(shares(['a', 'b'], 2), [undefined, undefined]);
+    assert.deepEqual(new Launcher({ template: 'srun', python: 'python3' }).share(0, 2), undefined);
+
+    // Each candidate sleeps first, so that two started together take both jobs.
+    const AFFINITY = `import os, time\ntime.sleep(0.2)\nprint("${MSG}", *sorted(os.sched_getaffinity(0)))`;
+    /**
+     * The CPUs each job's worker keeps to, and those each of two candidates run at once
+     * may use, with jobs 1 and 2 sent to `hosts` (`env` ignores the host's variable).
+     * @param {string[]} hosts
+     */
+    const seen = async (hosts) => {
+      const workspace = await Workspace.create({ python: 'python3', jobs: 2 });
+      const launcher = new Launcher({ template: 'env AUTODD_TEST_HOST={host}', hosts, python: 'python3' });
+      const backend = new RunnerBackend({ workspace, needle: MSG, jobs: 2, timeoutMs: 10_000, launcher });
+      try {
+        const runs = await Promise.all([backend.run(AFFINITY), backend.run(AFFINITY)]);
+        const cpus = runs.map((r) => {
+          assert.equal(r.found, true, r.stderrTail);
+          return r.stdoutTail.trim().slice(MSG.length).trim().split(' ').map(Number);
+        });
+        return { workers: backend.cpuShares(), candidates: cpus.sort((a, b) => a[0] - b[0]) };
+      } finally {
+        await backend.close();
+        workspace.close();
+      }
+    };
+    const apart = await seen(['a', 'b']);
+    assert.deepEqual(apart.workers, [null, null], 'a job alone on its host keeps to no share');
+    const [all] = apart.candidates;
+    assert.deepEqual(apart.candidates, [all, all]);
+    const together = await seen(['same']);
+    if (all.length < 2) {
+      assert.deepEqual(together.workers, [null, null], 'fewer CPUs than jobs: no shares');
+      return;
+    }
+    const [a, b] = /** @type {number[][]} */ (together.workers);
+    assert.deepEqual(
+      [...a, ...b].sort((x, y) => x - y),
+      all,
+      'disjoint, and together all of them',
+    );
+    assert.deepEqual(
+      together.candidates,
+      [a, b].sort((x, y) => x[0] - y[0]),
+      'candidates run in their share',
+    );
+  });
+
   test('--warm-up: the workers on the other side run it', async () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'prog.py'), 'unused = 1\nprint("REMOTE-" + "BUG")\n');
@@ -758,20 +812,20 @@ describe('--backend subproc through a launcher', () => {
 
   test('once the program said how it ended, a process it left holding stdout is not waited for', async () => {
     const mark = `held-${process.pid}`;
+    // It starts a process of its own session that holds its stdout, and ends.
+    const escaping = [
+      'import os, subprocess, sys',
+      `env = dict(os.environ, AUTODD_TEST_MARK="${mark}")`,
+      'subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env, start_new_session=True)',
+      `print("${MSG}")`,
+    ].join('\n');
     try {
       // Like ssh, the launcher here ends when the other side's stdout is closed by all.
       // Unisolated: isolated, the program's PID namespace takes such a process with it.
       const limits = { timeoutMs: 10_000, isolateThere: false };
       await throughLauncher(`sh -c '"$@" | cat' sh`, limits, async (backend) => {
         const started = performance.now();
-        const r = await backend.run(
-          [
-            'import os, subprocess, sys',
-            `env = dict(os.environ, AUTODD_TEST_MARK="${mark}")`,
-            'subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env, start_new_session=True)',
-            `print("${MSG}")`,
-          ].join('\n'),
-        );
+        const r = await backend.run(escaping);
         assert.equal(r.outcome, 'exited');
         assert.equal(r.found, true);
         assert.ok(performance.now() - started < 5000, `took ${performance.now() - started} ms`);
@@ -779,14 +833,7 @@ describe('--backend subproc through a launcher', () => {
         for (const pid of processesWithMark(mark)) process.kill(pid, 'SIGKILL');
       });
       await throughLauncher(`sh -c '"$@" | cat' sh`, { timeoutMs: 10_000 }, async (backend) => {
-        const r = await backend.run(
-          [
-            'import os, subprocess, sys',
-            `env = dict(os.environ, AUTODD_TEST_MARK="${mark}")`,
-            'subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env, start_new_session=True)',
-            `print("${MSG}")`,
-          ].join('\n'),
-        );
+        const r = await backend.run(escaping);
         assert.equal(r.found, true);
         assert.equal(r.unisolatedThere, undefined, r.unisolatedThere);
         assert.deepEqual(processesWithMark(mark), [], 'isolated, it went with the program');

@@ -14,7 +14,7 @@ its stderr so nothing printed by an imported module can corrupt the protocol).
           "programDir": DIR (optional: its modules are not preloaded),
           "sandbox": CONFIG (optional: see sandbox),
           "stdin": FILE (optional: each candidate's standard input),
-          "share": [SLOT, JOBS] (optional: see cpu_share), "pidFile": FILE,
+          "share": [K, N] (optional: the K-th of N shares, see cpu_share), "pidFile": FILE,
           "memoryLimit": BYTES (optional: see limit_data),
           "prefork": bool (optional: see Zygote),
           "hugePages": false (optional: do not collapse_heap),

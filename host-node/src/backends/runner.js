@@ -39,8 +39,8 @@ const AHEAD_BYTES = 65536;
  * @property {string} scriptDir
  * @property {string} pidFile where the worker keeps the pid of the candidate it runs
  * @property {number} timeoutMs
- * @property {[number, number]} [share] `[slot, jobs]`: keep to this job's share of the
- *   CPUs (see `cpu_share` in the worker)
+ * @property {[number, number]} [share] `[k, n]`: keep to the k-th of n shares of the
+ *   CPUs where the worker runs (see `cpu_share` in the worker)
  * @property {number} [memoryLimit] bytes each candidate may allocate beyond what the
  *   worker holds (see `limit_data` in the worker)
  * @property {boolean} [prefork] fork each candidate ahead of its request (see `Zygote`
@@ -163,6 +163,7 @@ class Worker {
       ...(memoryLimit ? { memoryLimit } : {}),
       ...(hugePages === false ? { hugePages } : {}),
       ...(warmUp ? { warmUp } : {}),
+      ...(share ? { share } : {}),
     };
     if (launch) {
       this.proc.stdin?.write(launch.header);
@@ -179,7 +180,6 @@ class Worker {
       ...init,
       scriptDir,
       pidFile,
-      ...(share ? { share } : {}),
       ...(prefork ? { prefork } : {}),
       ...(sandbox ? { sandbox } : {}),
       ...(programDir ? { programDir } : {}),
@@ -357,8 +357,9 @@ export class RunnerBackend {
    * @param {number} options.timeoutMs
    * @param {number} options.jobs
    * @param {string[]} [options.preload] modules every worker imports once
-   * @param {boolean} [options.cpuAffinity] with several jobs, keep each job's worker and
-   *   its candidates to that job's share of the CPUs (default true)
+   * @param {boolean} [options.cpuAffinity] with several jobs on a machine, keep each
+   *   job's worker and its candidates to that job's share of its CPUs (default true;
+   *   through a launcher, the jobs sent to the same host share it)
    * @param {boolean} [options.hugePages] back a large warm worker's heap with huge pages
    *   (default true)
    * @param {{ source: string, name: string }} [options.warmUp] a program each worker runs
@@ -540,6 +541,17 @@ export class RunnerBackend {
   }
 
   /**
+   * Job `slot`'s share of the CPUs where its worker runs: here, the slot's of all jobs;
+   * through a launcher, its share of the jobs sent to the same host.
+   * @param {number} slot
+   * @returns {[number, number] | undefined}
+   */
+  share(slot) {
+    if (this.launcher) return this.launcher.share(slot, this.workers.length);
+    return this.workers.length > 1 ? [slot, this.workers.length] : undefined;
+  }
+
+  /**
    * Starts a slot's worker; without the warm-up program, then without preloading, if
    * either kills or hangs it.
    * @param {number} slot
@@ -557,7 +569,7 @@ export class RunnerBackend {
         scriptDir: path.dirname(this.workspace.file(slot)),
         pidFile: this.workspace.pidFile(slot),
         timeoutMs: this.startTimeoutMs,
-        share: this.cpuAffinity && this.workers.length > 1 ? [slot, this.workers.length] : undefined,
+        share: this.cpuAffinity ? this.share(slot) : undefined,
         memoryLimit: this.memoryLimit,
         prefork: this.prefork,
         hugePages: this.hugePages,
