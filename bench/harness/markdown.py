@@ -480,10 +480,14 @@ def heavy_tables(results: list) -> list:
                     f"- {case}: keeping -j 1's order, about {2 * total / (total + accepted):.2f}× is the most -j 2 can "
                     f"reach on this search (its runs took {total} s at -j 1, the accepted ones {accepted} s; the "
                     "other job's work during an accepted run mostly goes stale: 2 × all / (all + accepted))")
-        if "-j 2" in by and "-j 2 ssh" in by:
-            lines.append(f"- {case}: -j 2 through ssh runs at {by['-j 2']['wall_s'] / by['-j 2 ssh']['wall_s']:.2f}×"
-                         " the speed of -j 2 here")
-            lines += paired(case, "-j 2 through ssh against -j 2 here", by["-j 2"], by["-j 2 ssh"])
+        for config, how in (("-j 2 ssh", "through ssh"), ("-j 2 ssh shared", "through one shared ssh connection")):
+            if "-j 2" not in by or config not in by:
+                continue
+            here, there = by["-j 2"], by[config]
+            lines.append(f"- {case}: -j 2 {how} runs at {here['wall_s'] / there['wall_s']:.2f}× the speed of -j 2 "
+                         f"here (outside the search {there.get('outside_search_s')} s, here "
+                         f"{here.get('outside_search_s')} s)")
+            lines += paired(case, f"-j 2 {how} against -j 2 here", here, there)
     return lines
 
 
