@@ -85,7 +85,7 @@ def sandbox_failed(said, exc):
 
 
 def fork_program(path, run, home, stdin, refine):
-    """Forks the program's process (unisolated when `refine` is None) and notes its
+    """Forks the program's process (unisolated when `refine` is None), which notes its
     process group for the janitor; isolated, returns it with what the isolation said:
     {"failed": WHY} if it failed, {"refused": [folder, ...]} if those are read-only.
     With `refine`, the folders whose overlay the kernel refuses are found first."""
@@ -95,6 +95,12 @@ def fork_program(path, run, home, stdin, refine):
     if pid == 0:
         try:
             os.setsid()
+            # Noted for the janitor before this process lets go of its pipe (the exec
+            # or the closerange below): if the run is killed from now on, the janitor
+            # knows what to kill. Whole or not at all.
+            with open(os.path.join(home, "pgid.new"), "w") as f:
+                f.write(str(os.getpid()))
+            os.replace(os.path.join(home, "pgid.new"), os.path.join(home, "pgid"))
             feed = os.open(stdin if os.path.exists(stdin) else os.devnull, os.O_RDONLY)
             os.dup2(feed, 0)
             os.close(feed)
@@ -131,10 +137,6 @@ def fork_program(path, run, home, stdin, refine):
                 os._exit(125)
         finally:
             os._exit(127)
-    # Whole or not at all, for the janitor.
-    with open(os.path.join(home, "pgid.new"), "w") as f:
-        f.write(str(pid))
-    os.replace(os.path.join(home, "pgid.new"), os.path.join(home, "pgid"))
     if refine is None:
         return pid
     os.close(said_w)
@@ -220,19 +222,27 @@ size = b""
 while not size.endswith(b"\n"):
     size += take(1)
 header = json.loads(zlib.decompress(binascii.a2b_base64(take(int(size)))))
-home = private_folder()
-# A janitor removes the folder once the worker and every process it started are gone,
-# however they end (a worker killed with SIGKILL cannot clean up): it waits for the end
-# of a pipe whose write end they all hold. A single run's program, in a session of its
-# own without that pipe, it kills then (its process group is in HOME/pgid).
+# A janitor makes the private folder and removes it once the worker and every process
+# it started are gone, however they end (a worker killed with SIGKILL cannot clean up,
+# even before it knows the folder): it waits for the end of a pipe whose write end they
+# all hold. A single run's program, in a session of its own without that pipe, it kills
+# then (its process group is in HOME/pgid).
 gone_r, gone_w = os.pipe()
+name_r, name_w = os.pipe()
 if os.fork() == 0:
     os.setsid()
     os.close(gone_w)
+    os.close(name_r)
     # Not the session's: the connection ends when the worker's side of it does.
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
+    try:
+        home = private_folder()
+    except OSError:
+        os._exit(1)  # the worker, told no name, says why
+    os.write(name_w, home.encode())
+    os.close(name_w)
     while os.read(gone_r, 1):
         pass
     try:
@@ -243,6 +253,17 @@ if os.fork() == 0:
     remove(home)
     os._exit(0)
 os.close(gone_r)
+os.close(name_w)
+home = b""
+while True:
+    chunk = os.read(name_r, 4096)
+    if not chunk:
+        break
+    home += chunk
+os.close(name_r)
+if not home:
+    sys.exit("autodd: cannot make a private folder in %s" % (os.environ.get("TMPDIR") or "/tmp"))
+home = home.decode()
 owner = os.getpid()
 try:
     lib = os.path.join(home, "lib")
