@@ -285,6 +285,12 @@ export interface ReducePythonOptions {
    * a job's only CPU that work would compete with the candidate). With one job, that
    * process also compiles the next candidate, which the engine proposes while the
    * current one runs, and runs that code if its file holds exactly that source.
+   *
+   * Through a `launcher`: when a run there starts (a subproc candidate, the final
+   * check's first run), start the launch of the job's next run too, which waits for
+   * its program on its stdin meanwhile. Default: where the template names a `{host}`
+   * (a connection that waits holds nothing another job needs; an `srun` that waits may
+   * hold an allocation).
    */
   prefork?: boolean;
   /**
@@ -427,7 +433,7 @@ export interface ReducePythonResult {
   hugePagesMib?: (number | null)[];
   /** What each candidate could allocate, in MiB (see `memoryLimit`); null: no limit. */
   memoryLimitMib: number | null;
-  /** Whether candidates were forked ahead of their turn (see `prefork`). */
+  /** Whether candidates were forked, or launched, ahead of their turn (see `prefork`). */
   prefork: boolean;
   /** The warm-up program's absolute path (see `warmUp`), or null. */
   warmUp: string | null;

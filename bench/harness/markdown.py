@@ -488,6 +488,13 @@ def heavy_tables(results: list) -> list:
                          f"here (outside the search {there.get('outside_search_s')} s, here "
                          f"{here.get('outside_search_s')} s)")
             lines += paired(case, f"-j 2 {how} against -j 2 here", here, there)
+        if {"-j 2 subproc", "-j 2 subproc ssh", "-j 2 subproc ssh, launched when due"} <= by.keys():
+            here, ahead, due = by["-j 2 subproc"], by["-j 2 subproc ssh"], by["-j 2 subproc ssh, launched when due"]
+            lines.append(f"- {case}, --backend subproc through ssh: launching each candidate ahead makes -j 2 "
+                         f"{due['wall_s'] / ahead['wall_s']:.2f}× as fast as launching it when due, and "
+                         f"{here['wall_s'] / ahead['wall_s']:.2f}× the speed of -j 2 subproc here "
+                         f"(when due: {here['wall_s'] / due['wall_s']:.2f}×)")
+            lines += paired(case, "-j 2 subproc through ssh, ahead against when due", due, ahead)
     return lines
 
 

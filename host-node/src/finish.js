@@ -10,9 +10,9 @@
  * @property {(run: RunResult) => boolean} reproduces the reduction's verdict on a run
  * @property {(text: string) => string} stripFreeze `text` without freeze markers
  * @property {(text: string) => Promise<void>} write replaces OUTPUT
- * @property {(text: string, ms: number, signal?: AbortSignal, job?: number) => Promise<RunResult>} freshRun
+ * @property {(text: string, ms: number, signal?: AbortSignal, job?: number, more?: boolean) => Promise<RunResult>} freshRun
  *   one run in a fresh `python3`, as the user runs OUTPUT (on job `job`'s device and
- *   files, job 0 by default)
+ *   files, job 0 by default); `more`: another run of that job follows
  * @property {boolean} keepFreeze leave the markers in
  */
 
@@ -79,7 +79,10 @@ export async function finishReduction(tools, { result, checkRuns, timeoutMs, tog
   const confirms = [];
   while (confirms.length < checkRuns && !signal?.aborted) {
     const count = Math.max(1, Math.min(together, checkRuns - confirms.length));
-    const runs = Array.from({ length: count }, (_, job) => tools.freshRun(final, timeoutMs, signal, job));
+    const more = confirms.length + count < checkRuns;
+    const runs = Array.from({ length: count }, (_, job) =>
+      tools.freshRun(final, timeoutMs, signal, job, more),
+    );
     // Every run is over before anything goes on (or fails): none outlives the workspace.
     for (const settled of await Promise.allSettled(runs)) {
       if (settled.status === 'rejected') throw settled.reason;

@@ -176,7 +176,7 @@ export const OPTION_SPECS = [
   {
     name: 'no-prefork',
     api: 'prefork',
-    help: "runner: fork and compile each candidate's process only when it is due, not while the one before runs",
+    help: "fork and compile each candidate's process (runner), or start each launch through `--launcher`, only when it is due, not while the run before goes on",
   },
   {
     name: 'no-huge-pages',

@@ -50,6 +50,7 @@ export async function reducePython(options) {
     sameError,
     memoryLimit,
     prefork,
+    launchAhead,
     source,
     gpus,
     devices,
@@ -194,6 +195,7 @@ export async function reducePython(options) {
         warmUp,
         memoryLimit,
         prefork,
+        prelaunch: launchAhead,
         launcher,
         isolateThere: options.sandbox !== false,
         programSource: launcher ? source : undefined,
@@ -230,6 +232,8 @@ export async function reducePython(options) {
       }
       // Where the user runs the result: OUTPUT (or the program itself).
       const target = output ? path.resolve(output) : workspace.runAs;
+      /** @type {Map<string, SubprocBackend>} through a launcher: the fresh runs' backends kept for a run to follow */
+      const freshBackends = new Map();
       /**
        * Runs `text` once in a fresh `python3`, as a user running OUTPUT would: from
        * OUTPUT's path and the working directory, with the user's environment (no fixed
@@ -239,8 +243,10 @@ export async function reducePython(options) {
        * @param {number} ms time limit
        * @param {AbortSignal} [runSignal]
        * @param {number} [job] whose device and copy of the program it uses
+       * @param {boolean} [more] another fresh run of the same job follows: through a
+       *   launcher, its launch may start now
        */
-      const freshRun = async (text, ms, runSignal, job = 0) => {
+      const freshRun = async (text, ms, runSignal, job = 0, more = false) => {
         const shim = text.includes('__freeze__');
         if (launcher) {
           // The user's own run is one on the cluster: a fresh `python3` there, started
@@ -260,26 +266,36 @@ export async function reducePython(options) {
               isolated: false,
               freezeShim: shim,
             };
-            const fresh = new SubprocBackend({
-              workspace,
-              needle: errMsg,
-              timeoutMs: ms,
-              // Starting it (a connection, an allocation) gets what a worker's start gets.
-              launchMs: timeout * 1000,
-              jobs: 1,
-              env: workspace.onJobDevice(workspace.userEnv, slot),
-              launcher: there,
-              job: slot,
-              stopWhenLost: false,
-              isolateThere: options.sandbox !== false,
-              // Warned of here unless the reduction warned of that job already.
-              onWarning: warn,
-              ...('warnedIsolation' in backend ? { warnedIsolation: backend.warnedIsolation } : {}),
-            });
+            // Kept for the run after it, if one follows: that run's launch starts
+            // while this one goes on.
+            const key = `${slot} ${ms}`;
+            const fresh =
+              freshBackends.get(key) ??
+              new SubprocBackend({
+                workspace,
+                needle: errMsg,
+                timeoutMs: ms,
+                // Starting it (a connection, an allocation) gets what a worker's start gets.
+                launchMs: timeout * 1000,
+                jobs: 1,
+                env: workspace.onJobDevice(workspace.userEnv, slot),
+                launcher: there,
+                job: slot,
+                stopWhenLost: false,
+                isolateThere: options.sandbox !== false,
+                prelaunch: launchAhead,
+                // Warned of here unless the reduction warned of that job already.
+                onWarning: warn,
+                ...('warnedIsolation' in backend ? { warnedIsolation: backend.warnedIsolation } : {}),
+              });
+            freshBackends.set(key, fresh);
             try {
-              result = await fresh.run(text, { signal: runSignal });
+              result = await fresh.run(text, { signal: runSignal, ahead: more });
             } finally {
-              await fresh.close();
+              if (!more || runSignal?.aborted) {
+                freshBackends.delete(key);
+                await fresh.close();
+              }
             }
             finalCheck.isolated = options.sandbox !== false && !result.unisolatedThere && !result.unstarted;
             if (!(result.outcome === 'crashed' && result.error?.startsWith(LAUNCH_LOST))) break;
@@ -511,6 +527,7 @@ export async function reducePython(options) {
         return finished(final, { interrupted, reproduced, stripped }, result);
       } finally {
         await backend.close();
+        for (const fresh of freshBackends.values()) await fresh.close();
       }
     } finally {
       workspace.close();

@@ -74,10 +74,16 @@ export function settingsOf(options) {
   // The subproc backend has no way to limit memory (the default is then no limit).
   const memoryLimit =
     backendName === 'runner' ? memoryAllowance(options.memoryLimit, jobs, errMsg) : undefined;
-  // Forking ahead uses a CPU beside the candidate's: only where each job has two (and
-  // they are this machine's).
-  const prefork =
-    backendName === 'runner' && !launcher && (options.prefork ?? os.availableParallelism() >= 2 * jobs);
+  // Ahead of a run's turn, a launch through a launcher starts while the run before
+  // goes on (the subproc backend's candidates, the final check's runs), which mostly
+  // waits: by default where it connects to a host (`ssh {host}`), not where it may hold
+  // an allocation while it waits, one that another job's run could use (`srun`).
+  const launchAhead = launcher !== undefined && (options.prefork ?? launcher.hosts.length > 0);
+  // The runner forks a candidate's process ahead, which uses a CPU beside the
+  // candidate's: only where each job has two (and they are this machine's).
+  const prefork = launcher
+    ? backendName === 'subproc' && launchAhead
+    : backendName === 'runner' && (options.prefork ?? os.availableParallelism() >= 2 * jobs);
   if ((options.file === undefined) === (options.source === undefined)) {
     throw new AutoddError('usage', 'give exactly one of file and source');
   }
@@ -92,6 +98,7 @@ export function settingsOf(options) {
     sameError,
     memoryLimit,
     prefork,
+    launchAhead,
     source,
     gpus,
     devices,

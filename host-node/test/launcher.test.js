@@ -705,7 +705,9 @@ describe('--backend subproc through a launcher', () => {
 
   before(() => {
     dir = tempDir();
-    // The launcher runs the program here, on whichever "host", counting its launches.
+    // The launcher runs the program here, on whichever "host", counting its launches
+    // (under a lock: a job's next launch starts while its run goes on) and logging when
+    // each starts and ends in HOST.log.
     // flaky-…: of every four launches, the second is refused (ssh's 255) and the fourth
     // is cut once the program has started (its stdout ends after the start line).
     // down-N: refuses every launch after its N-th, as ssh does once the host is gone.
@@ -715,7 +717,9 @@ describe('--backend subproc through a launcher', () => {
       [
         'host=$1; shift',
         `count=${dir}/$host.count`,
-        'n=$(( $(cat "$count" 2>/dev/null || echo 0) + 1 )); echo $n > "$count"',
+        `n=$(flock "$count.lock" sh -c 'n=$(( $(cat "$0" 2>/dev/null || echo 0) + 1 )); echo $n > "$0"; echo $n' "$count")`,
+        `echo "start $n" >> ${dir}/$host.log`,
+        `trap 'echo "end $n" >> ${dir}/$host.log' EXIT`,
         'case $host in',
         '  flaky-*) case $((n % 4)) in',
         '    2) echo "ssh: connect to host $host port 22: Connection refused" >&2; exit 255;;',
@@ -724,7 +728,7 @@ describe('--backend subproc through a launcher', () => {
         '  down-*) if [ $n -gt "${host#down-}" ]; then',
         '    echo "ssh: connect to host $host port 22: No route to host" >&2; exit 255; fi;;',
         'esac',
-        'exec "$@"',
+        '"$@"',
         '',
       ].join('\n'),
     );
@@ -921,11 +925,12 @@ describe('--backend subproc through a launcher', () => {
      * Reduces prog.py through the launcher to `hosts`, one job each.
      * @param {string} out
      * @param {string[]} hosts
+     * @param {readonly string[]} [flags]
      */
-    const reduceThere = async (out, hosts) => {
+    const reduceThere = async (out, hosts, flags = []) => {
       const run = await runCli(
         ['prog.py', '--err-msg', MSG, '--backend', 'subproc', '-o', out, '--report', `${out}.json`]
-          .concat(['-j', String(hosts.length), '--ship', 'helpers.py'])
+          .concat(['-j', String(hosts.length), '--ship', 'helpers.py', ...flags])
           .concat(['--launcher', `sh ${script} {host}`, '--hosts', hosts.join(',')]),
         { cwd: dir },
       );
@@ -937,6 +942,76 @@ describe('--backend subproc through a launcher', () => {
         run.code === 2 ? undefined : JSON.parse(fs.readFileSync(path.join(dir, `${out}.json`), 'utf8'));
       return { ...run, report };
     };
+
+    test("a job's next launch starts while its run goes on, unless --no-prefork", async () => {
+      /** @type {Record<string, { launches: number, together: number }>} */
+      const seen = {};
+      for (const [host, flags] of /** @type {const} */ ([
+        ['ahead', []],
+        ['due', ['--no-prefork']],
+      ])) {
+        const run = await reduceThere(`${host}.py`, [host], flags);
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(fs.readFileSync(path.join(dir, `${host}.py`), 'utf8'), here);
+        assert.equal(run.report.prefork, host === 'ahead');
+        assert.equal(run.report.restarts, 0);
+        // The most launches that ran a program under way at once (those killed unused
+        // at the end, started ahead of a run that never came, never log their end).
+        const log = fs
+          .readFileSync(path.join(dir, `${host}.log`), 'utf8')
+          .trim()
+          .split('\n');
+        const ended = new Set(log.filter((line) => line.startsWith('end ')).map((line) => line.slice(4)));
+        let now = 0;
+        let together = 0;
+        for (const line of log) {
+          const [what, n] = line.split(' ');
+          if (!ended.has(n)) continue;
+          now += what === 'start' ? 1 : -1;
+          together = Math.max(together, now);
+        }
+        seen[host] = { launches: log.filter((line) => line.startsWith('start ')).length, together };
+      }
+      // One job: ahead, its next launch waits beside the one running; each is used, and
+      // only the last, never needed, is wasted (the final check's runs come after it).
+      assert.equal(seen.ahead.together, 2, JSON.stringify(seen));
+      assert.equal(seen.due.together, 1, JSON.stringify(seen));
+      assert.ok(seen.ahead.launches <= seen.due.launches + 1, JSON.stringify(seen));
+    });
+
+    test("the final check's second run is launched while its first runs, unless --no-prefork", async () => {
+      for (const [host, flags] of /** @type {const} */ ([
+        ['final-ahead', []],
+        ['final-due', ['--no-prefork']],
+      ])) {
+        // The runner: the worker is launched once, and each of the final check's runs.
+        const run = await runCli(
+          ['prog.py', '--err-msg', MSG, '-o', `${host}.py`, '--ship', 'helpers.py', ...flags].concat([
+            '--launcher',
+            `sh ${script} {host}`,
+            '--hosts',
+            host,
+          ]),
+          { cwd: dir },
+        );
+        assert.equal(run.code, 0, run.stderr);
+        assert.match(run.stderr, /reproduces when run on its own \(2 of 2 runs\)/);
+        assert.equal(fs.readFileSync(path.join(dir, `${host}.py`), 'utf8'), here);
+        await nothingLeft();
+        const log = fs
+          .readFileSync(path.join(dir, `${host}.log`), 'utf8')
+          .trim()
+          .split('\n');
+        // The last two launches: the final check's runs.
+        const [first, second] = log
+          .filter((line) => line.startsWith('start '))
+          .slice(-2)
+          .map((line) => line.split(' ')[1]);
+        const overlap = log.indexOf(`start ${second}`) < log.indexOf(`end ${first}`);
+        assert.equal(overlap, host === 'final-ahead', log.join(', '));
+        assert.ok(log.includes(`end ${second}`), log.join(', '));
+      }
+    });
 
     test('refused or cut, a launch is made again, with the same result', async () => {
       const run = await reduceThere('flaky.py', ['flaky-1', 'flaky-2']);
@@ -1082,14 +1157,15 @@ describe(
       test(name, async () => {
         const here = await smallLocal();
         const out = kill ? 'cut.py' : 'there.py';
-        /** @type {number | undefined} */
-        let killed;
+        /** @type {number[]} */
+        let killed = [];
         const started = Date.now();
-        // Mid-reduction, the first ssh client found: its candidate's launch is lost.
+        // Mid-reduction, every ssh client found: the launches under way are lost (and
+        // those started ahead, which wait for their turn, are not used).
         const cutter = setInterval(() => {
-          if (!kill || killed !== undefined || Date.now() - started < 1500) return;
-          [killed] = launched('ssh');
-          if (killed !== undefined) process.kill(killed, 'SIGKILL');
+          if (!kill || killed.length || Date.now() - started < 1500) return;
+          killed = launched('ssh');
+          for (const pid of killed) process.kill(pid, 'SIGKILL');
         }, 50);
         try {
           const hosts = ['--hosts', '127.0.0.1', '--ship', 'helpers.py', '--report', `${out}.json`];
@@ -1105,7 +1181,7 @@ describe(
           fs.readFileSync(path.join(small, `${out}.json`), 'utf8'),
         );
         if (kill) {
-          assert.notEqual(killed, undefined, 'an ssh session was killed');
+          assert.ok(killed.length > 0, 'ssh sessions were killed');
           assert.ok(restarts >= 1, `restarts: ${restarts}`);
         } else {
           assert.equal(restarts, 0);

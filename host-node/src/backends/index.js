@@ -1,4 +1,5 @@
-// Picks a backend by name. Both have the same shape: `run(source, { signal })` and `close()`.
+// Picks a backend by name. Both have the same shape: `run(source, { signal })` and `close()`;
+// each takes the options it knows of.
 
 import { RunnerBackend } from './runner.js';
 import { SubprocBackend } from './subproc.js';
@@ -10,7 +11,8 @@ export const BACKENDS = /** @type {const} */ (['runner', 'subproc']);
 
 /**
  * @param {BackendName} name
- * @param {ConstructorParameters<typeof RunnerBackend>[0]} options
+ * @param {ConstructorParameters<typeof RunnerBackend>[0] &
+ *   ConstructorParameters<typeof SubprocBackend>[0]} options
  * @returns {Backend}
  */
 export function createBackend(name, options) {

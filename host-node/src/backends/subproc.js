@@ -1,6 +1,7 @@
 // The subproc backend: a fresh `python3 FILE` per candidate, in its own process
 // group so a timeout or a cancel kills everything it started. Through a launcher, each
-// candidate is a launch of its own; one lost on the way is launched again.
+// candidate is a launch of its own, started ahead while the job's run before it goes
+// on; one lost on the way is launched again.
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,6 +21,7 @@ const DRAIN_MS = 500;
 export const LAUNCH_LOST = 'its launch was lost';
 
 /** @typedef {import('./result.js').RunResult} RunResult */
+/** @typedef {import('node:child_process').ChildProcess} ChildProcess */
 
 /**
  * How a run through a launcher ended, as the other side says it (python/autodd_boot.py):
@@ -162,6 +164,10 @@ export class SubprocBackend {
    * @param {boolean} [options.stopWhenLost] through a launcher, when the last job's runs
    *   cannot be launched any more: stop the reduction (`workers-lost`; the default), or
    *   give the run that crash (a final check, which may try another host)
+   * @param {boolean} [options.prelaunch] through a launcher: when a job's run starts,
+   *   start the launch of its next run too, which waits for its program meanwhile (the
+   *   other side reads it first), so a connection's or an allocation's start is not
+   *   waited for (default false: a backend for one run would waste it)
    */
   constructor({
     workspace,
@@ -177,6 +183,7 @@ export class SubprocBackend {
     job = 0,
     onWarning,
     stopWhenLost = true,
+    prelaunch = false,
     isolateThere = true,
     warnedIsolation = new Set(),
   }) {
@@ -211,6 +218,9 @@ export class SubprocBackend {
     this.firstJob = job;
     /** Process groups running now, killed by close(). */
     this.running = new Set();
+    this.prelaunch = prelaunch;
+    /** @type {Map<number, { argv: string[], child: ChildProcess }>} each job's next launch, started ahead */
+    this.spares = new Map();
   }
 
   /**
@@ -224,10 +234,12 @@ export class SubprocBackend {
   /**
    * Runs one program.
    * @param {string} source
-   * @param {{ signal?: AbortSignal }} [options] aborting kills the run (outcome `cancelled`)
+   * @param {{ signal?: AbortSignal, ahead?: boolean }} [options] aborting `signal` kills
+   *   the run (outcome `cancelled`); `ahead` false: no run of this job follows, so with
+   *   `prelaunch` no launch starts ahead for one
    * @returns {Promise<RunResult>}
    */
-  async run(source, { signal } = {}) {
+  async run(source, { signal, ahead = true } = {}) {
     for (;;) {
       const acquired = await this.slots.acquire();
       const slot = this.firstJob + acquired;
@@ -243,8 +255,10 @@ export class SubprocBackend {
         const { launcher } = this;
         // A launch lost on the way (its connection dropped, its host rebooted) is made
         // again, so the search is the one a run without the fault makes.
+        let tries = 0;
         const { result, jobLost } = await untilNotLost(
           async () => {
+            tries += 1;
             const nonce = randomBytes(16).toString('hex');
             // Nothing is written here: the program travels on the launcher's stdin.
             const remote = {
@@ -256,7 +270,9 @@ export class SubprocBackend {
               }),
               nonce,
             };
-            const run = await this.spawn('', signal, null, this.workspace.cwd, env, remote);
+            // After a lost launch, no launch ahead until one is not lost: the host may be gone.
+            const child = this.takeLaunch(slot, remote.argv, env, ahead && tries === 1);
+            const run = await this.spawn('', signal, null, this.workspace.cwd, env, { ...remote, child });
             if (!run.lost || run.lost.started) this.everLaunched = true;
             return run;
           },
@@ -272,10 +288,82 @@ export class SubprocBackend {
         const why = `its runs could not be launched any more (${result.error})`;
         dropped = dropJob(this, this.everLaunched, slot, why);
         if (!dropped) return result;
+        this.dropSpare(slot);
       } finally {
         if (!dropped) this.slots.release(acquired);
       }
     }
+  }
+
+  /**
+   * The launch for job `slot`'s run: the one started ahead if it still waits, else a new
+   * one. With `prelaunch` and `ahead`, the launch of the job's next run starts now.
+   * @param {number} slot
+   * @param {string[]} argv
+   * @param {NodeJS.ProcessEnv} env
+   * @param {boolean} ahead
+   * @returns {ChildProcess}
+   */
+  takeLaunch(slot, argv, env, ahead) {
+    const spare = this.spares.get(slot);
+    this.spares.delete(slot);
+    const waiting =
+      spare !== undefined &&
+      spare.child.pid !== undefined &&
+      spare.child.exitCode === null &&
+      spare.child.signalCode === null &&
+      spare.argv.join('\0') === argv.join('\0');
+    // One that ended while it waited (its connection dropped), or never started, is
+    // not used: its run would be lost before it started.
+    if (spare && !waiting) this.endLaunch(spare.child);
+    const child = waiting ? spare.child : this.launch(argv, env);
+    if (this.prelaunch && ahead && !this.closed)
+      this.spares.set(slot, { argv, child: this.launch(argv, env) });
+    return child;
+  }
+
+  /**
+   * Starts a launch, in a process group of its own; the other side waits for what it is
+   * to run on its stdin, and ends, having made nothing, if stdin closes first.
+   * @param {string[]} argv
+   * @param {NodeJS.ProcessEnv} env
+   * @returns {ChildProcess}
+   */
+  launch(argv, env) {
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd: this.workspace.cwd,
+      env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    // Seen by `spawn` when it runs something; until then, no error may go unheard.
+    child.on('error', () => {});
+    // Left open: the other side kills the run when it reads the end (a timeout here
+    // kills the launcher, which closes it).
+    child.stdin?.on('error', () => {});
+    if (child.pid) this.running.add(child.pid);
+    trackGroup(child.pid);
+    return child;
+  }
+
+  /**
+   * Ends a launch that runs nothing, and all it started.
+   * @param {ChildProcess} child
+   */
+  endLaunch(child) {
+    killGroup(child.pid);
+    if (child.pid) this.running.delete(child.pid);
+    untrackGroup(child.pid);
+  }
+
+  /**
+   * Ends job `slot`'s launch started ahead, if it has one (the job was dropped).
+   * @param {number} slot
+   */
+  dropSpare(slot) {
+    const spare = this.spares.get(slot);
+    this.spares.delete(slot);
+    if (spare) this.endLaunch(spare.child);
   }
 
   /**
@@ -284,9 +372,10 @@ export class SubprocBackend {
    * @param {import('../python.js').SandboxConfig | null} sandbox
    * @param {string} cwd
    * @param {NodeJS.ProcessEnv} env
-   * @param {{ argv: string[], header: string, nonce: string }} [remote] run through the
-   *   launcher: its command, what it reads first (the program among it), and the nonce of
-   *   the lines that say how the program ended there (see `RemoteStatus`)
+   * @param {{ argv: string[], header: string, nonce: string, child: ChildProcess }} [remote]
+   *   run through the launcher: its command, what it reads first (the program among it),
+   *   the nonce of the lines that say how the program ended there (see `RemoteStatus`),
+   *   and the launch, started (`launch`), that waits for it
    * @returns {Promise<{ result: RunResult, lost?: { started: boolean } }>} `lost`: the
    *   launch ended without saying how the program did (`result` tells what was seen)
    */
@@ -296,6 +385,7 @@ export class SubprocBackend {
     const err = new OutputScan(this.needle);
     return new Promise((resolve) => {
       if (signal?.aborted) {
+        if (remote) this.endLaunch(remote.child);
         resolve({ result: runResult({ outcome: 'cancelled', ms: 0 }) });
         return;
       }
@@ -312,23 +402,15 @@ export class SubprocBackend {
           ? fs.openSync(this.workspace.stdin, 'r')
           : 'ignore';
       const child = remote
-        ? spawn(remote.argv[0], remote.argv.slice(1), {
-            cwd,
-            env,
-            detached: true,
-            stdio: ['pipe', 'pipe', 'pipe'],
-          })
+        ? remote.child
         : spawn(python, argv, { cwd, env, detached: true, stdio: [input, 'pipe', 'pipe'] });
       if (typeof input === 'number') fs.closeSync(input);
-      if (remote) {
-        // Left open: the other side kills the run when it reads the end (a timeout
-        // here kills the launcher, which closes it).
-        child.stdin?.on('error', () => {});
-        child.stdin?.write(remote.header);
-      }
+      if (remote) child.stdin?.write(remote.header);
       const pgid = child.pid;
-      if (pgid) this.running.add(pgid);
-      trackGroup(pgid);
+      if (!remote) {
+        if (pgid) this.running.add(pgid);
+        trackGroup(pgid);
+      }
       /** @type {'timeout' | 'cancelled' | undefined} */
       let killed;
       /** @type {{ code: number | null, signal: NodeJS.Signals | null } | undefined} */
@@ -455,8 +537,10 @@ export class SubprocBackend {
   /** Kills every run in progress. */
   async close() {
     this.closed = true;
+    // The launches started ahead are among them.
     for (const pgid of this.running) killGroup(pgid);
     this.running.clear();
+    this.spares.clear();
   }
 }
 
