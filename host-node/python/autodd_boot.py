@@ -49,6 +49,18 @@ def private_folder():
             pass
 
 
+def read_all(fd):
+    """What a pipe holds until its end; closes it."""
+    data = b""
+    while True:
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        data += chunk
+    os.close(fd)
+    return data
+
+
 def take(n):
     data = b""
     while len(data) < n:
@@ -140,13 +152,7 @@ def fork_program(path, run, home, stdin, refine):
     if refine is None:
         return pid
     os.close(said_w)
-    said = b""
-    while True:
-        chunk = os.read(said_r, 4096)
-        if not chunk:
-            break
-        said += chunk
-    os.close(said_r)
+    said = read_all(said_r)
     words = {}
     for line in said.decode(errors="replace").splitlines():
         what, _, text = line.partition(" ")
@@ -254,13 +260,7 @@ if os.fork() == 0:
     os._exit(0)
 os.close(gone_r)
 os.close(name_w)
-home = b""
-while True:
-    chunk = os.read(name_r, 4096)
-    if not chunk:
-        break
-    home += chunk
-os.close(name_r)
+home = read_all(name_r)
 if not home:
     sys.exit("autodd: cannot make a private folder in %s" % (os.environ.get("TMPDIR") or "/tmp"))
 home = home.decode()
