@@ -247,8 +247,12 @@ if os.fork() == 0:
         home = private_folder()
     except OSError:
         os._exit(1)  # the worker, told no name, says why
-    os.write(name_w, home.encode())
-    os.close(name_w)
+    try:
+        os.write(name_w, home.encode())
+        os.close(name_w)
+    except OSError:  # the worker is gone already
+        remove(home)
+        os._exit(0)
     while os.read(gone_r, 1):
         pass
     try:

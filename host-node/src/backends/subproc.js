@@ -270,7 +270,10 @@ export class SubprocBackend {
               }),
               nonce,
             };
-            // After a lost launch, no launch ahead until one is not lost: the host may be gone.
+            // After a lost launch, a new one after the back-off, and none ahead until one
+            // is not lost: the host may be gone, and the launch made ahead with the lost
+            // one may have met the same fault.
+            if (tries > 1) this.dropSpare(slot);
             const child = this.takeLaunch(slot, remote.argv, env, ahead && tries === 1);
             const run = await this.spawn('', signal, null, this.workspace.cwd, env, { ...remote, child });
             if (!run.lost || run.lost.started) this.everLaunched = true;
@@ -338,6 +341,11 @@ export class SubprocBackend {
     });
     // Seen by `spawn` when it runs something; until then, no error may go unheard.
     child.on('error', () => {});
+    // One that ends while it waits (its connection dropped) is forgotten at once: its
+    // process group id may be another's later.
+    child.once('exit', () => {
+      if ([...this.spares.values()].some((spare) => spare.child === child)) this.forget(child);
+    });
     // Left open: the other side kills the run when it reads the end (a timeout here
     // kills the launcher, which closes it).
     child.stdin?.on('error', () => {});
@@ -352,6 +360,14 @@ export class SubprocBackend {
    */
   endLaunch(child) {
     killGroup(child.pid);
+    this.forget(child);
+  }
+
+  /**
+   * Stops tracking a launch's process group.
+   * @param {ChildProcess} child
+   */
+  forget(child) {
     if (child.pid) this.running.delete(child.pid);
     untrackGroup(child.pid);
   }
@@ -437,8 +453,7 @@ export class SubprocBackend {
         clearTimeout(timer);
         clearTimeout(drainTimer);
         signal?.removeEventListener('abort', onAbort);
-        if (pgid) this.running.delete(pgid);
-        untrackGroup(pgid);
+        this.forget(child);
         child.stdin?.destroy();
         child.stdout?.destroy();
         child.stderr?.destroy();
@@ -537,10 +552,10 @@ export class SubprocBackend {
   /** Kills every run in progress. */
   async close() {
     this.closed = true;
-    // The launches started ahead are among them.
+    for (const { child } of this.spares.values()) this.endLaunch(child);
+    this.spares.clear();
     for (const pgid of this.running) killGroup(pgid);
     this.running.clear();
-    this.spares.clear();
   }
 }
 
