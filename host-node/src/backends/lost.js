@@ -21,7 +21,7 @@ export const RESTART_BACKOFF_MS = 250;
 
 /**
  * Tries a run until a try is not lost, at most RESTARTS times more.
- * @param {() => Promise<Try>} attempt
+ * @param {(retry: number) => Promise<Try>} attempt given 0 for the first try, then 1, 2…
  * @param {object} options
  * @param {AbortSignal} [options.signal] aborted: stop trying (outcome `cancelled`)
  * @param {() => boolean} options.closed the backend was closed: stop trying
@@ -42,7 +42,7 @@ export async function untilNotLost(attempt, { signal, closed, onRetry }) {
       if (signal?.aborted || closed()) return cancelled();
       onRetry?.();
     }
-    const run = await attempt();
+    const run = await attempt(i);
     if (!run.lost) return { result: run.result, jobLost: false };
     result = run.result;
     if (!run.lost.started) startedEachTime = false;

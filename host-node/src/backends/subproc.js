@@ -255,10 +255,8 @@ export class SubprocBackend {
         const { launcher } = this;
         // A launch lost on the way (its connection dropped, its host rebooted) is made
         // again, so the search is the one a run without the fault makes.
-        let tries = 0;
         const { result, jobLost } = await untilNotLost(
-          async () => {
-            tries += 1;
+          async (retry) => {
             const nonce = randomBytes(16).toString('hex');
             // Nothing is written here: the program travels on the launcher's stdin.
             const remote = {
@@ -273,8 +271,8 @@ export class SubprocBackend {
             // After a lost launch, a new one after the back-off, and none ahead until one
             // is not lost: the host may be gone, and the launch made ahead with the lost
             // one may have met the same fault.
-            if (tries > 1) this.dropSpare(slot);
-            const child = this.takeLaunch(slot, remote.argv, env, ahead && tries === 1);
+            if (retry > 0) this.dropSpare(slot);
+            const child = this.takeLaunch(slot, remote.argv, env, ahead && retry === 0);
             const run = await this.spawn('', signal, null, this.workspace.cwd, env, { ...remote, child });
             if (!run.lost || run.lost.started) this.everLaunched = true;
             return run;
@@ -349,8 +347,7 @@ export class SubprocBackend {
     // Left open: the other side kills the run when it reads the end (a timeout here
     // kills the launcher, which closes it).
     child.stdin?.on('error', () => {});
-    if (child.pid) this.running.add(child.pid);
-    trackGroup(child.pid);
+    this.track(child);
     return child;
   }
 
@@ -364,7 +361,16 @@ export class SubprocBackend {
   }
 
   /**
-   * Stops tracking a launch's process group.
+   * Tracks a run's process group: close() kills it, and so does a hard exit.
+   * @param {ChildProcess} child
+   */
+  track(child) {
+    if (child.pid) this.running.add(child.pid);
+    trackGroup(child.pid);
+  }
+
+  /**
+   * Stops tracking a run's process group.
    * @param {ChildProcess} child
    */
   forget(child) {
@@ -423,10 +429,8 @@ export class SubprocBackend {
       if (typeof input === 'number') fs.closeSync(input);
       if (remote) child.stdin?.write(remote.header);
       const pgid = child.pid;
-      if (!remote) {
-        if (pgid) this.running.add(pgid);
-        trackGroup(pgid);
-      }
+      // A launch is tracked from its start (`launch`).
+      if (!remote) this.track(child);
       /** @type {'timeout' | 'cancelled' | undefined} */
       let killed;
       /** @type {{ code: number | null, signal: NodeJS.Signals | null } | undefined} */
