@@ -232,8 +232,36 @@ export async function reducePython(options) {
       }
       // Where the user runs the result: OUTPUT (or the program itself).
       const target = output ? path.resolve(output) : workspace.runAs;
-      /** @type {Map<string, SubprocBackend>} through a launcher: the fresh runs' backends kept for a run to follow */
+      /** @type {Map<number, SubprocBackend>} through a launcher: the fresh runs' backends, by job, kept for a run to follow */
       const freshBackends = new Map();
+      /**
+       * Through a launcher: the backend of the fresh runs started through job `slot`'s.
+       * @param {number} slot
+       */
+      const freshBackend = (slot) => {
+        let fresh = freshBackends.get(slot);
+        if (!fresh) {
+          fresh = new SubprocBackend({
+            workspace,
+            needle: errMsg,
+            timeoutMs: limits.timeoutMs,
+            // Starting it (a connection, an allocation) gets what a worker's start gets.
+            launchMs: timeout * 1000,
+            jobs: 1,
+            env: workspace.onJobDevice(workspace.userEnv, slot),
+            launcher: /** @type {import('./launcher.js').Launcher} */ (launcher).only(slot),
+            job: slot,
+            stopWhenLost: false,
+            isolateThere: options.sandbox !== false,
+            prelaunch: launchAhead,
+            // Warned of here unless the reduction warned of that job already.
+            onWarning: warn,
+            ...('warnedIsolation' in backend ? { warnedIsolation: backend.warnedIsolation } : {}),
+          });
+          freshBackends.set(slot, fresh);
+        }
+        return fresh;
+      };
       /**
        * Runs `text` once in a fresh `python3`, as a user running OUTPUT would: from
        * OUTPUT's path and the working directory, with the user's environment (no fixed
@@ -266,34 +294,15 @@ export async function reducePython(options) {
               isolated: false,
               freezeShim: shim,
             };
-            // Kept for the run after it, if one follows: that run's launch starts
-            // while this one goes on.
-            const key = `${slot} ${ms}`;
-            const fresh =
-              freshBackends.get(key) ??
-              new SubprocBackend({
-                workspace,
-                needle: errMsg,
-                timeoutMs: ms,
-                // Starting it (a connection, an allocation) gets what a worker's start gets.
-                launchMs: timeout * 1000,
-                jobs: 1,
-                env: workspace.onJobDevice(workspace.userEnv, slot),
-                launcher: there,
-                job: slot,
-                stopWhenLost: false,
-                isolateThere: options.sandbox !== false,
-                prelaunch: launchAhead,
-                // Warned of here unless the reduction warned of that job already.
-                onWarning: warn,
-                ...('warnedIsolation' in backend ? { warnedIsolation: backend.warnedIsolation } : {}),
-              });
-            freshBackends.set(key, fresh);
+            const fresh = freshBackend(slot);
+            fresh.limitTimeout(ms);
             try {
               result = await fresh.run(text, { signal: runSignal, ahead: more });
             } finally {
+              // Kept for the run after it, if one follows: that run's launch starts
+              // while this one goes on.
               if (!more || runSignal?.aborted) {
-                freshBackends.delete(key);
+                freshBackends.delete(slot);
                 await fresh.close();
               }
             }
@@ -414,6 +423,9 @@ export async function reducePython(options) {
         const writer = new OutputWriter(output);
         await writer.start(original);
 
+        // The final check's first launch starts now and waits for the result through
+        // the reduction: it does not keep the user waiting for a connection at the end.
+        if (launcher && launchAhead) freshBackend(0).launchEarly();
         onPhase?.('reduce');
         /**
          * Runs over whose verdict has not entered the search (yet), for `onRun`.

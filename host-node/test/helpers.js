@@ -54,11 +54,12 @@ export function fixture(files) {
 /**
  * Runs `autodd ARGS` to completion.
  * @param {string[]} args
- * @param {{ cwd?: string, detached?: boolean, env?: NodeJS.ProcessEnv, onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void }} [options]
- *   `detached`: in a process group of its own (which a test may signal)
+ * @param {{ cwd?: string, detached?: boolean, env?: NodeJS.ProcessEnv, onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void, onStart?: (child: import('node:child_process').ChildProcess) => void }} [options]
+ *   `detached`: in a process group of its own (which a test may signal); `onStart`
+ *   gets the process as soon as it is started
  * @returns {Promise<CliRun>}
  */
-export function runCli(args, { cwd, detached = false, env = {}, onStderr } = {}) {
+export function runCli(args, { cwd, detached = false, env = {}, onStderr, onStart } = {}) {
   const mark = randomUUID();
   const tmp = tempDir();
   return new Promise((resolve, reject) => {
@@ -68,6 +69,7 @@ export function runCli(args, { cwd, detached = false, env = {}, onStderr } = {})
       stdio: ['ignore', 'pipe', 'pipe'],
       detached,
     });
+    onStart?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

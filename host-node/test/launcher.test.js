@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { LAUNCHER_GRACE_MS } from '../src/backends/capture.js';
 import { RunnerBackend } from '../src/backends/runner.js';
 import { RemoteStatus, SubprocBackend } from '../src/backends/subproc.js';
 import { Launcher, shippedRun, splitWords } from '../src/launcher.js';
@@ -814,6 +815,46 @@ describe('--backend subproc through a launcher', () => {
     });
   });
 
+  test('a cancelled launch is asked to end (SIGTERM) and killed only if it does not', async () => {
+    const log = path.join(dir, 'term.log');
+    // Like srun, it passes SIGTERM on to what it started (its step) and waits for it.
+    const polite = path.join(dir, 'polite.sh');
+    fs.writeFileSync(
+      polite,
+      [
+        `trap 'echo term >> ${log}; kill -TERM $p 2>/dev/null; wait $p; echo ended >> ${log}; exit 143' TERM`,
+        // An asynchronous command reads /dev/null unless given stdin by another name.
+        'exec 3<&0',
+        '"$@" <&3 3<&- &',
+        'p=$!',
+        'wait $p',
+        '',
+      ].join('\n'),
+    );
+    // It ignores SIGTERM, and so does the worker it becomes.
+    const deaf = path.join(dir, 'deaf.sh');
+    fs.writeFileSync(deaf, `trap '' TERM\nexec "$@"\n`);
+    const sleeper = 'import time\ntime.sleep(30)';
+    await throughLauncher(`sh ${polite}`, { timeoutMs: 60_000 }, async (backend) => {
+      const controller = new AbortController();
+      const pending = backend.run(sleeper, { signal: controller.signal });
+      await waitFor(() => launched('python').length >= 2, 5000);
+      controller.abort();
+      const r = await pending;
+      assert.equal(r.outcome, 'cancelled');
+      // Not killed: its trap ran to the end, after what it started had ended.
+      assert.equal(fs.readFileSync(log, 'utf8'), 'term\nended\n');
+    });
+    await throughLauncher(`sh ${deaf}`, { timeoutMs: 60_000 }, async (backend) => {
+      const pending = backend.run(sleeper);
+      await waitFor(() => launched('python').length >= 2, 5000);
+      const closing = performance.now();
+      await backend.close();
+      assert.ok(performance.now() - closing >= LAUNCHER_GRACE_MS - 100, 'waited for it, then killed it');
+      assert.equal((await pending).outcome, 'cancelled');
+    });
+  });
+
   test('once the program said how it ended, a process it left holding stdout is not waited for', async () => {
     const mark = `held-${process.pid}`;
     // It starts a process of its own session that holds its stdout, and ends.
@@ -955,8 +996,7 @@ describe('--backend subproc through a launcher', () => {
         assert.equal(fs.readFileSync(path.join(dir, `${host}.py`), 'utf8'), here);
         assert.equal(run.report.prefork, host === 'ahead');
         assert.equal(run.report.restarts, 0);
-        // The most launches that ran a program under way at once (those killed unused
-        // at the end, started ahead of a run that never came, never log their end).
+        // The most launches under way at once.
         const log = fs
           .readFileSync(path.join(dir, `${host}.log`), 'utf8')
           .trim()
@@ -972,18 +1012,22 @@ describe('--backend subproc through a launcher', () => {
         }
         seen[host] = { launches: log.filter((line) => line.startsWith('start ')).length, together };
       }
-      // One job: ahead, its next launch waits beside the one running; each is used, and
-      // only the last, never needed, is wasted (the final check's runs come after it).
-      assert.equal(seen.ahead.together, 2, JSON.stringify(seen));
+      // One job: ahead, its next launch waits beside the one running, and the final
+      // check's first launch waits from the start; each is used, and only the last
+      // started ahead, never needed, is wasted (the final check's runs come after it).
+      assert.equal(seen.ahead.together, 3, JSON.stringify(seen));
       assert.equal(seen.due.together, 1, JSON.stringify(seen));
       assert.ok(seen.ahead.launches <= seen.due.launches + 1, JSON.stringify(seen));
     });
 
-    test("the final check's second run is launched while its first runs, unless --no-prefork", async () => {
+    test("the final check's runs are launched ahead: the first as the reduction starts, unless --no-prefork", async () => {
       for (const [host, flags] of /** @type {const} */ ([
         ['final-ahead', []],
         ['final-due', ['--no-prefork']],
       ])) {
+        const logFile = path.join(dir, `${host}.log`);
+        /** @type {string[] | undefined} the launches started by the reduction's tenth accept */
+        let midway;
         // The runner: the worker is launched once, and each of the final check's runs.
         const run = await runCli(
           ['prog.py', '--err-msg', MSG, '-o', `${host}.py`, '--ship', 'helpers.py', ...flags].concat([
@@ -992,7 +1036,16 @@ describe('--backend subproc through a launcher', () => {
             '--hosts',
             host,
           ]),
-          { cwd: dir },
+          {
+            cwd: dir,
+            onStderr: (text) => {
+              if (midway || (text.match(/accepted #/g) ?? []).length < 10) return;
+              midway = fs
+                .readFileSync(logFile, 'utf8')
+                .split('\n')
+                .filter((line) => line.startsWith('start '));
+            },
+          },
         );
         assert.equal(run.code, 0, run.stderr);
         assert.match(run.stderr, /reproduces when run on its own \(2 of 2 runs\)/);
@@ -1010,6 +1063,8 @@ describe('--backend subproc through a launcher', () => {
         const overlap = log.indexOf(`start ${second}`) < log.indexOf(`end ${first}`);
         assert.equal(overlap, host === 'final-ahead', log.join(', '));
         assert.ok(log.includes(`end ${second}`), log.join(', '));
+        // Mid-way: the worker's launch, and ahead, the final check's first.
+        assert.deepEqual(midway, host === 'final-ahead' ? ['start 1', `start ${first}`] : ['start 1']);
       }
     });
 

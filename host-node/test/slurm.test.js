@@ -163,6 +163,40 @@ describe('--launcher through a one-node Slurm cluster', { skip }, () => {
     assert.equal(report.restarts, 0);
   });
 
+  test('Ctrl-C while the workers wait in the queue takes their jobs out of it', async () => {
+    const slurm = { env: { ...process.env, ...env }, encoding: /** @type {const} */ ('utf8') };
+    // A job that takes the node's two CPUs: the workers' jobs wait behind it.
+    const holder = Number(
+      execFileSync('sbatch', ['--parsable', '-c', '2', '--wrap', 'sleep 600'], slurm).trim(),
+    );
+    try {
+      await waitFor(
+        () => spawnSync('squeue', ['-h', '-j', String(holder), '-o', '%t'], slurm).stdout.trim() === 'R',
+        30_000,
+      );
+      fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
+      /** @type {import('node:child_process').ChildProcess | undefined} */
+      let cli;
+      const run = runCli(
+        ['prog.py', '--err-msg', MSG, '-o', 'queued.py', '-j', '2', '--timeout', '120'].concat([
+          '--launcher',
+          'srun --nodes=1 --ntasks=1 --quiet',
+        ]),
+        { cwd: dir, env, onStart: (child) => (cli = child) },
+      );
+      await waitFor(() => jobs().length === 3, 30_000);
+      cli?.kill('SIGINT');
+      const { code, stderr } = await run;
+      assert.equal(code, 130, stderr);
+      assert.doesNotMatch(stderr, /did not start/);
+      // Killed outright, a waiting srun leaves its job in the queue, to start later.
+      await waitFor(() => jobs().join() === String(holder), 10_000);
+    } finally {
+      execFileSync('scancel', [String(holder)], slurm);
+      await waitFor(() => jobs().length === 0, 30_000);
+    }
+  });
+
   test('a job cancelled mid-reduction (a preempted step) is started again, with the same result', async () => {
     let cancelled = false;
     const report = await reduceThroughSrun('preempted.py', (text) => {

@@ -103,6 +103,44 @@ export function killAllGroups() {
 process.on('exit', killAllGroups);
 
 /**
+ * How long a launcher has to end what it started elsewhere, after SIGTERM, before its
+ * group is killed: srun cancels its step (or its job, still queued) and waits for it.
+ */
+export const LAUNCHER_GRACE_MS = 3000;
+
+/**
+ * Ends a launcher and its process group. SIGTERM first, so that the launcher can end
+ * what it started on the other side: `srun` cancels its step, or its job if it still
+ * waits in the queue (killed outright, it leaves the step holding the node's CPUs and
+ * GPUs until Slurm notices; the job would even start later), `ssh` closes its session,
+ * `kubectl exec` its stream. What is left in the group is killed once the launcher exits,
+ * or with it after `graceMs`.
+ * @param {import('node:child_process').ChildProcess} child the launcher, its group's leader
+ * @param {number} [graceMs]
+ * @returns {Promise<void>} settles once the launcher has exited
+ */
+export function endLauncher(child, graceMs = LAUNCHER_GRACE_MS) {
+  const pgid = child.pid;
+  if (!pgid || child.exitCode !== null || child.signalCode !== null) {
+    killGroup(pgid);
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => killGroup(pgid), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      killGroup(pgid);
+      resolve();
+    });
+    try {
+      process.kill(-pgid, 'SIGTERM');
+    } catch {
+      // ESRCH: it is exiting.
+    }
+  });
+}
+
+/**
  * Kills a whole process group. Errors (the group is already gone) are ignored.
  * @param {number | undefined} pgid
  */

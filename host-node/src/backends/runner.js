@@ -8,6 +8,7 @@ import path from 'node:path';
 import { PYTHON_DIR } from '../python.js';
 import {
   Capture,
+  endLauncher,
   killGroup,
   trackGroup,
   trackGroupSource,
@@ -275,10 +276,11 @@ class Worker {
     }
   }
 
-  /** Kills the worker and the candidate it runs. */
+  /** Kills the worker and the candidate it runs (a launcher gets to end its side first). */
   kill() {
     killGroup(this.candidatePid());
-    killGroup(this.proc.pid);
+    if (this.remote) endLauncher(this.proc);
+    else killGroup(this.proc.pid);
   }
 
   /**
@@ -473,7 +475,10 @@ export class RunnerBackend {
         // dropped, its host rebooted) is started again and the candidate run again.
         const { result, jobLost } = await untilNotLost(
           async () => {
-            const worker = await this.worker(slot);
+            // A worker still starting (its job waits in a queue, its host does not
+            // answer yet) is not waited for once the run is cancelled (Ctrl-C).
+            const worker = await unlessAborted(this.worker(slot), signal);
+            if (signal?.aborted) return { result: runResult({ outcome: 'cancelled', ms: 0 }) };
             if (!worker) {
               const why = this.failedStarts.get(slot) ?? this.crashedStarts.get(slot);
               const error = `the Python worker did not start${why ? ` (${why})` : ''}`;
@@ -619,6 +624,8 @@ export class RunnerBackend {
         }
         return worker;
       }
+      // Stopped while it started (Ctrl-C): nothing to say about it.
+      if (this.closed) return undefined;
       if (this.launcher && !worker.warming && !worker.stderr.text().includes('Traceback')) {
         // Not Python's failure but the launcher's (a host down, a refused key): say so.
         const why = worker.stderr.text().trim().split('\n').slice(-2).join(' | ');
@@ -689,4 +696,21 @@ export class RunnerBackend {
     this.closed = true;
     await Promise.all(this.workers.map((w) => w?.close()));
   }
+}
+
+/**
+ * What `promise` gives, or undefined as soon as `signal` is aborted.
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {AbortSignal | undefined} signal
+ * @returns {Promise<T | undefined>}
+ */
+function unlessAborted(promise, signal) {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SANDBOX_PY } from '../python.js';
-import { killGroup, trackGroup, untrackGroup } from './capture.js';
+import { endLauncher, killGroup, trackGroup, untrackGroup } from './capture.js';
 import { dropJob, untilNotLost } from './lost.js';
 import { runResult, signalName } from './result.js';
 import { OutputScan } from './scan.js';
@@ -216,8 +216,8 @@ export class SubprocBackend {
     this.slots = new Slots(jobs);
     /** The first of the workspace's jobs whose files this backend's slots use. */
     this.firstJob = job;
-    /** Process groups running now, killed by close(). */
-    this.running = new Set();
+    /** @type {Map<number, ChildProcess>} runs and launches going now, by process group: close() ends them */
+    this.running = new Map();
     this.prelaunch = prelaunch;
     /** @type {Map<number, { argv: string[], child: ChildProcess }>} each job's next launch, started ahead */
     this.spares = new Map();
@@ -324,6 +324,18 @@ export class SubprocBackend {
   }
 
   /**
+   * With `prelaunch`, starts the launch of the next run now, to wait for its program
+   * however long that takes (the final check's first run, while the reduction goes on).
+   */
+  launchEarly() {
+    const slot = this.firstJob;
+    if (!this.launcher || !this.prelaunch || this.closed || this.spares.has(slot)) return;
+    const env = this.env ?? this.workspace.jobEnvs[slot];
+    const argv = this.launcher.argv(slot, env, this.workspace.devices !== null, 'autodd-remote-run');
+    this.spares.set(slot, { argv, child: this.launch(argv, env) });
+  }
+
+  /**
    * Starts a launch, in a process group of its own; the other side waits for what it is
    * to run on its stdin, and ends, having made nothing, if stdin closes first.
    * @param {string[]} argv
@@ -352,12 +364,12 @@ export class SubprocBackend {
   }
 
   /**
-   * Ends a launch that runs nothing, and all it started.
+   * Ends a launch (see `endLauncher`), and all it started.
    * @param {ChildProcess} child
+   * @returns {Promise<void>} settles once the launcher has exited
    */
   endLaunch(child) {
-    killGroup(child.pid);
-    this.forget(child);
+    return endLauncher(child).finally(() => this.forget(child));
   }
 
   /**
@@ -365,7 +377,7 @@ export class SubprocBackend {
    * @param {ChildProcess} child
    */
   track(child) {
-    if (child.pid) this.running.add(child.pid);
+    if (child.pid) this.running.set(child.pid, child);
     trackGroup(child.pid);
   }
 
@@ -441,7 +453,8 @@ export class SubprocBackend {
       const kill = (/** @type {'timeout' | 'cancelled'} */ why) => {
         if (exit || killed) return;
         killed = why;
-        killGroup(pgid);
+        if (remote) endLauncher(child);
+        else killGroup(pgid);
       };
       const onAbort = () => kill('cancelled');
       // Through a launcher the other side keeps the time limit; this one, later, ends a
@@ -532,7 +545,7 @@ export class SubprocBackend {
         if (!ended && status.end) {
           clearTimeout(drainTimer);
           drainTimer = setTimeout(() => {
-            killGroup(pgid);
+            endLauncher(child);
             finish();
           }, DRAIN_MS);
         }
@@ -553,13 +566,17 @@ export class SubprocBackend {
     });
   }
 
-  /** Kills every run in progress. */
+  /** Kills every run in progress; through a launcher, waits for the launches to end. */
   async close() {
     this.closed = true;
-    for (const { child } of this.spares.values()) this.endLaunch(child);
     this.spares.clear();
-    for (const pgid of this.running) killGroup(pgid);
+    const children = [...this.running.values()];
     this.running.clear();
+    if (!this.launcher) {
+      for (const child of children) killGroup(child.pid);
+      return;
+    }
+    await Promise.all(children.map((child) => this.endLaunch(child)));
   }
 }
 
