@@ -425,7 +425,8 @@ export async function reducePython(options) {
 
         // The final check's first launch starts now and waits for the result through
         // the reduction: it does not keep the user waiting for a connection at the end.
-        if (launcher && launchAhead) freshBackend(0).launchEarly();
+        // Not through a template without a host (srun): it would hold an allocation.
+        if (launcher && launchAhead && launcher.hosts.length > 0) freshBackend(0).launchEarly();
         onPhase?.('reduce');
         /**
          * Runs over whose verdict has not entered the search (yet), for `onRun`.

@@ -539,6 +539,37 @@ function launched(program) {
   return pids.sort((a, b) => a - b);
 }
 
+/**
+ * The oldest of the processes `launched(program)` finds that a launched process did not
+ * start: a session's ssh client, or the first worker there (not its janitor, zygote
+ * or candidates). By start time: pids wrap around, and the oldest may not be the lowest.
+ * @param {'ssh' | 'python'} program
+ * @returns {number | undefined}
+ */
+function oldestLaunched(program) {
+  const all = new Set(launched('any'));
+  /** @param {number} pid */
+  const stat = (pid) => {
+    try {
+      const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // After the command's name (which may hold spaces): state, ppid, …, starttime (22nd).
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      return { ppid: Number(fields[1]), start: Number(fields[19]) };
+    } catch {
+      return undefined;
+    }
+  };
+  let oldest;
+  let oldestStart = Infinity;
+  for (const pid of launched(program)) {
+    const info = stat(pid);
+    if (!info || all.has(info.ppid) || info.start >= oldestStart) continue;
+    oldest = pid;
+    oldestStart = info.start;
+  }
+  return oldest;
+}
+
 /** The private folders launched workers made (ssh to this machine: they are here, in /tmp). */
 function remoteFolders() {
   return fs.readdirSync('/tmp').filter((name) => name.startsWith(REMOTE));
@@ -1283,9 +1314,9 @@ describe(
         let killed = false;
         const run = await remote(out, (text) => {
           if (killed || (text.match(/accepted #/g) ?? []).length < 20) return;
-          // The oldest: a session's ssh client, or a worker (its zygote and candidates
-          // are its children, started later).
-          const [pid] = launched(program);
+          // The oldest: a session's ssh client, or a worker (its janitor, zygote and
+          // candidates are its children, started later).
+          const pid = oldestLaunched(program);
           if (pid === undefined) return;
           killed = true;
           process.kill(pid, 'SIGKILL');

@@ -108,36 +108,42 @@ process.on('exit', killAllGroups);
  */
 export const LAUNCHER_GRACE_MS = 3000;
 
+/** @type {WeakMap<import('node:child_process').ChildProcess, Promise<void>>} the launchers being ended */
+const ending = new WeakMap();
+
 /**
  * Ends a launcher and its process group. SIGTERM first, so that the launcher can end
  * what it started on the other side: `srun` cancels its step, or its job if it still
  * waits in the queue (killed outright, it leaves the step holding the node's CPUs and
  * GPUs until Slurm notices; the job would even start later), `ssh` closes its session,
- * `kubectl exec` its stream. What is left in the group is killed once the launcher exits,
- * or with it after `graceMs`.
+ * `kubectl exec` its stream. What is left in the group is killed once the launcher
+ * exits, or with it after `graceMs`. A launcher that has exited already is not
+ * signalled: its group id may be another's by now.
  * @param {import('node:child_process').ChildProcess} child the launcher, its group's leader
  * @param {number} [graceMs]
  * @returns {Promise<void>} settles once the launcher has exited
  */
 export function endLauncher(child, graceMs = LAUNCHER_GRACE_MS) {
   const pgid = child.pid;
-  if (!pgid || child.exitCode !== null || child.signalCode !== null) {
-    killGroup(pgid);
-    return Promise.resolve();
-  }
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => killGroup(pgid), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      killGroup(pgid);
-      resolve();
+  if (!pgid || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  let ended = ending.get(child);
+  if (!ended) {
+    ended = new Promise((resolve) => {
+      const timer = setTimeout(() => killGroup(pgid), graceMs);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        killGroup(pgid);
+        resolve();
+      });
+      try {
+        process.kill(-pgid, 'SIGTERM');
+      } catch {
+        // ESRCH: it is exiting.
+      }
     });
-    try {
-      process.kill(-pgid, 'SIGTERM');
-    } catch {
-      // ESRCH: it is exiting.
-    }
-  });
+    ending.set(child, ended);
+  }
+  return ended;
 }
 
 /**

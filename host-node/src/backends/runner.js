@@ -116,6 +116,8 @@ class Worker {
     this.refused = [];
     /** Whether it said it was ready. */
     this.started = false;
+    /** Whether it is being killed. */
+    this.ending = false;
     /** Whether it said it got as far as the warm-up program. */
     this.warming = false;
 
@@ -278,6 +280,8 @@ class Worker {
 
   /** Kills the worker and the candidate it runs (a launcher gets to end its side first). */
   kill() {
+    // Given no more runs while its launcher ends: a retry starts a new worker.
+    this.ending = true;
     killGroup(this.candidatePid());
     if (this.remote) endLauncher(this.proc);
     else killGroup(this.proc.pid);
@@ -536,7 +540,8 @@ export class RunnerBackend {
    */
   worker(slot) {
     const existing = this.workers[slot];
-    if (existing && !existing.dead && !this.starting[slot]) return Promise.resolve(existing);
+    if (existing && !existing.dead && !existing.ending && !this.starting[slot])
+      return Promise.resolve(existing);
     // A worker lost (under a candidate or between two) is started again.
     if (existing && !this.starting[slot] && !this.closed) this.restarts += 1;
     this.starting[slot] ??= this.start(slot).finally(() => {

@@ -17,6 +17,13 @@ import { Slots } from './slots.js';
 /** After the candidate exits, how long a process it left holding its pipes may keep them. */
 const DRAIN_MS = 500;
 
+/**
+ * How long a launch started ahead may wait and still be used: a connection idle longer
+ * may have been dropped on the way without a word (a NAT's or a firewall's timeout),
+ * which a run would only find out at its time limit.
+ */
+const SPARE_MAX_AGE_MS = 5 * 60_000;
+
 /** How a run ends whose launch was lost on the way (a `crashed` run's error starts so). */
 export const LAUNCH_LOST = 'its launch was lost';
 
@@ -219,7 +226,7 @@ export class SubprocBackend {
     /** @type {Map<number, ChildProcess>} runs and launches going now, by process group: close() ends them */
     this.running = new Map();
     this.prelaunch = prelaunch;
-    /** @type {Map<number, { argv: string[], child: ChildProcess }>} each job's next launch, started ahead */
+    /** @type {Map<number, { argv: string[], child: ChildProcess, since: number }>} each job's next launch, started ahead */
     this.spares = new Map();
   }
 
@@ -313,13 +320,14 @@ export class SubprocBackend {
       spare.child.pid !== undefined &&
       spare.child.exitCode === null &&
       spare.child.signalCode === null &&
+      performance.now() - spare.since < SPARE_MAX_AGE_MS &&
       spare.argv.join('\0') === argv.join('\0');
     // One that ended while it waited (its connection dropped), or never started, is
-    // not used: its run would be lost before it started.
+    // not used: its run would be lost before it started. Nor is one that waited long.
     if (spare && !waiting) this.endLaunch(spare.child);
     const child = waiting ? spare.child : this.launch(argv, env);
     if (this.prelaunch && ahead && !this.closed)
-      this.spares.set(slot, { argv, child: this.launch(argv, env) });
+      this.spares.set(slot, { argv, child: this.launch(argv, env), since: performance.now() });
     return child;
   }
 
@@ -332,7 +340,7 @@ export class SubprocBackend {
     if (!this.launcher || !this.prelaunch || this.closed || this.spares.has(slot)) return;
     const env = this.env ?? this.workspace.jobEnvs[slot];
     const argv = this.launcher.argv(slot, env, this.workspace.devices !== null, 'autodd-remote-run');
-    this.spares.set(slot, { argv, child: this.launch(argv, env) });
+    this.spares.set(slot, { argv, child: this.launch(argv, env), since: performance.now() });
   }
 
   /**
@@ -351,10 +359,13 @@ export class SubprocBackend {
     });
     // Seen by `spawn` when it runs something; until then, no error may go unheard.
     child.on('error', () => {});
-    // One that ends while it waits (its connection dropped) is forgotten at once: its
-    // process group id may be another's later.
+    // One that ends while it waits (its connection dropped) is ended at once, and
+    // forgotten: its process group id may be another's later.
     child.once('exit', () => {
-      if ([...this.spares.values()].some((spare) => spare.child === child)) this.forget(child);
+      if ([...this.spares.values()].some((spare) => spare.child === child)) {
+        killGroup(child.pid);
+        this.forget(child);
+      }
     });
     // Left open: the other side kills the run when it reads the end (a timeout here
     // kills the launcher, which closes it).
@@ -450,6 +461,8 @@ export class SubprocBackend {
       /** @type {string | undefined} */
       let error;
       let settled = false;
+      /** @type {Promise<void> | undefined} the launch being ended, which forgets it once it exits */
+      let ending;
       const kill = (/** @type {'timeout' | 'cancelled'} */ why) => {
         if (exit || killed) return;
         killed = why;
@@ -470,7 +483,7 @@ export class SubprocBackend {
         clearTimeout(timer);
         clearTimeout(drainTimer);
         signal?.removeEventListener('abort', onAbort);
-        this.forget(child);
+        if (!ending) this.forget(child);
         child.stdin?.destroy();
         child.stdout?.destroy();
         child.stderr?.destroy();
@@ -545,7 +558,8 @@ export class SubprocBackend {
         if (!ended && status.end) {
           clearTimeout(drainTimer);
           drainTimer = setTimeout(() => {
-            endLauncher(child);
+            // Tracked until it has exited: close() waits for it.
+            ending = this.endLaunch(child);
             finish();
           }, DRAIN_MS);
         }
