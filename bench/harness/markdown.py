@@ -480,6 +480,14 @@ def heavy_tables(results: list) -> list:
                     f"- {case}: keeping -j 1's order, about {2 * total / (total + accepted):.2f}× is the most -j 2 can "
                     f"reach on this search (its runs took {total} s at -j 1, the accepted ones {accepted} s; the "
                     "other job's work during an accepted run mostly goes stale: 2 × all / (all + accepted))")
+            if "odds_share" in one:
+                # Betting on a long run's acceptance (running the candidates made on
+                # the assumption that it succeeds) pays only above even odds.
+                tells = "tells" if one["odds_share"] > 0.5 else "does not tell"
+                lines.append(
+                    f"- {case}: how long a run has gone on {tells} that it will be accepted (betting on that pays "
+                    f"above even odds): of the -j 1 runs that outlasted a multiple of their best program's run, at "
+                    f"most {one['odds_share']:.0%} were (the {one['odds_runs']} longer than {one['odds_after']}×)")
         for config, how in (("-j 2 ssh", "through ssh"), ("-j 2 ssh shared", "through one shared ssh connection")):
             if "-j 2" not in by or config not in by:
                 continue
