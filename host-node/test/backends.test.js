@@ -2,14 +2,45 @@
 // timeouts, crashes, isolation, cancellation. No wasm engine needed.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { Capture, TAIL_BYTES } from '../src/backends/capture.js';
+import { Capture, TAIL_BYTES, processStart } from '../src/backends/capture.js';
 import { createBackend } from '../src/backends/index.js';
 import { PYTHON_DIR, Workspace } from '../src/python.js';
 import { BACKENDS, canCollapse, fixture, processesWithMark, waitFor } from './helpers.js';
+
+describe(
+  'the reaper a hard exit leaves for the launchers',
+  { skip: process.platform !== 'linux' && 'Linux only' },
+  () => {
+    const REAPER = fileURLToPath(new URL('../src/backends/reaper.js', import.meta.url));
+
+    test('kills a group still there after the grace, unless its leader is a later process', async () => {
+      const [ours, other] = [0, 1].map(() => spawn('sleep', ['60'], { detached: true, stdio: 'ignore' }));
+      try {
+        const ended = new Promise((resolve) => ours.once('exit', (_, signal) => resolve(signal)));
+        const start = processStart(/** @type {number} */ (ours.pid));
+        assert.notEqual(start, null);
+        // The second's start is not the one recorded: its id is another process's now.
+        const asked = [
+          { pgid: ours.pid, start },
+          { pgid: other.pid, start: String(Number(processStart(/** @type {number} */ (other.pid))) - 1) },
+        ];
+        const began = performance.now();
+        execFileSync(process.execPath, [REAPER, '300', JSON.stringify(asked)]);
+        assert.ok(performance.now() - began >= 300, 'it waited for the grace');
+        assert.equal(await ended, 'SIGKILL');
+        assert.equal(other.exitCode ?? other.signalCode, null, 'the later process was left alone');
+      } finally {
+        ours.kill('SIGKILL');
+        other.kill('SIGKILL');
+      }
+    });
+  },
+);
 
 describe('Capture', () => {
   test('finds a needle split across chunks', () => {

@@ -53,6 +53,29 @@ describe('--launcher: the template', () => {
     });
   }
 
+  test('a second Ctrl-C asks the launchers to end, and kills those that do not after their grace', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'prog.py'), 'import time\ntime.sleep(60)\nraise ValueError("slow")\n');
+    const started = path.join(dir, 'started');
+    // It ignores SIGTERM, and stays after the worker it started ends (as the worker
+    // does once autodd is gone and its stdin ends).
+    fs.writeFileSync(path.join(dir, 'deaf.sh'), `trap '' TERM\necho $$ >> ${started}\n"$@"\nsleep 60\n`);
+    /** @type {import('node:child_process').ChildProcess | undefined} */
+    let cli;
+    const args = ['prog.py', '--err-msg', 'slow', '-o', 'out.py', '--launcher', 'sh deaf.sh'];
+    const run = runCli(args, { cwd: dir, onStart: (child) => (cli = child) });
+    await waitFor(() => fs.existsSync(started), 30_000);
+    cli?.kill('SIGINT');
+    // Apart, or the two signals merge into one.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    cli?.kill('SIGINT');
+    const { code, stderr, mark } = await run;
+    assert.equal(code, 130, stderr);
+    assert.ok(processesWithMark(mark).length > 0, 'SIGTERM, not SIGKILL: the launcher has its grace');
+    await waitFor(() => processesWithMark(mark).length === 0, LAUNCHER_GRACE_MS + 5000);
+    assert.equal(fs.existsSync(path.join(dir, 'out.py')), false);
+  });
+
   test('the worker starts under env, with the hash seed, and the devices only with --gpus', () => {
     const env = { PYTHONHASHSEED: '0', CUDA_VISIBLE_DEVICES: '3', ROCR_VISIBLE_DEVICES: '3', PATH: '/x' };
     const srun = new Launcher({ template: 'srun -N1', python: 'python3' });

@@ -11,7 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { EXAMPLE, HAVE_ENGINE, runCli, tempDir, waitFor } from './helpers.js';
+import { EXAMPLE, HAVE_ENGINE, processesWithMark, runCli, tempDir, waitFor } from './helpers.js';
 
 const DAEMONS = ['/usr/sbin/munged', '/usr/sbin/slurmctld', '/usr/sbin/slurmd'];
 const MSG = 'K shape check failed';
@@ -163,44 +163,56 @@ describe('--launcher through a one-node Slurm cluster', { skip }, () => {
     assert.equal(report.restarts, 0);
   });
 
-  test('Ctrl-C while the workers wait in the queue takes their jobs out of it', async () => {
-    const slurm = { env: { ...process.env, ...env }, encoding: /** @type {const} */ ('utf8') };
-    // A job that takes the node's two CPUs: the workers' jobs wait behind it.
-    const holder = Number(
-      execFileSync(
-        'sbatch',
-        ['--parsable', '-c', '2', '--output', '/dev/null', '--wrap', 'sleep 600'],
-        slurm,
-      ).trim(),
-    );
-    try {
-      await waitFor(
-        () => spawnSync('squeue', ['-h', '-j', String(holder), '-o', '%t'], slurm).stdout.trim() === 'R',
-        30_000,
+  for (const [presses, title] of /** @type {const} */ ([
+    [1, 'Ctrl-C while the workers wait in the queue takes their jobs out of it'],
+    [2, 'a second Ctrl-C, which does not wait, still takes the jobs out of the queue'],
+  ])) {
+    test(title, async () => {
+      const slurm = { env: { ...process.env, ...env }, encoding: /** @type {const} */ ('utf8') };
+      // A job that takes the node's two CPUs: the workers' jobs wait behind it.
+      const holder = Number(
+        execFileSync(
+          'sbatch',
+          ['--parsable', '-c', '2', '--output', '/dev/null', '--wrap', 'sleep 600'],
+          slurm,
+        ).trim(),
       );
-      fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
-      /** @type {import('node:child_process').ChildProcess | undefined} */
-      let cli;
-      const run = runCli(
-        ['prog.py', '--err-msg', MSG, '-o', 'queued.py', '-j', '2', '--timeout', '120'].concat([
-          '--launcher',
-          'srun --nodes=1 --ntasks=1 --quiet',
-        ]),
-        { cwd: dir, env, onStart: (child) => (cli = child) },
-      );
-      await waitFor(() => jobs().length === 3, 30_000);
-      cli?.kill('SIGINT');
-      const { code, stderr } = await run;
-      assert.equal(code, 130, stderr);
-      assert.doesNotMatch(stderr, /did not start/);
-      // Killed outright, a waiting srun leaves its job in the queue, to start later.
-      await waitFor(() => jobs().join() === String(holder), 10_000);
-    } finally {
-      execFileSync('scancel', [String(holder)], slurm);
-      // A cleanup that fails must not hide a failure above.
-      await waitFor(() => jobs().length === 0, 30_000).catch(() => {});
-    }
-  });
+      try {
+        await waitFor(
+          () => spawnSync('squeue', ['-h', '-j', String(holder), '-o', '%t'], slurm).stdout.trim() === 'R',
+          30_000,
+        );
+        fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
+        /** @type {import('node:child_process').ChildProcess | undefined} */
+        let cli;
+        const run = runCli(
+          ['prog.py', '--err-msg', MSG, '-o', 'queued.py', '-j', '2', '--timeout', '120'].concat([
+            '--launcher',
+            'srun --nodes=1 --ntasks=1 --quiet',
+          ]),
+          { cwd: dir, env, onStart: (child) => (cli = child) },
+        );
+        await waitFor(() => jobs().length === 3, 30_000);
+        cli?.kill('SIGINT');
+        if (presses === 2) {
+          // Apart, or the two signals merge into one; well before srun is done ending.
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          cli?.kill('SIGINT');
+        }
+        const { code, stderr, mark } = await run;
+        assert.equal(code, 130, stderr);
+        assert.doesNotMatch(stderr, /did not start/);
+        // Killed outright, a waiting srun leaves its job in the queue, to start later.
+        await waitFor(() => jobs().join() === String(holder), 10_000);
+        // Nor is any srun (or what ends them after a second Ctrl-C) left running.
+        await waitFor(() => processesWithMark(mark).length === 0, 10_000);
+      } finally {
+        execFileSync('scancel', [String(holder)], slurm);
+        // A cleanup that fails must not hide a failure above.
+        await waitFor(() => jobs().length === 0, 30_000).catch(() => {});
+      }
+    });
+  }
 
   test('a job cancelled mid-reduction (a preempted step) is started again, with the same result', async () => {
     let cancelled = false;

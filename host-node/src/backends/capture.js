@@ -1,6 +1,13 @@
 // What both backends keep of a candidate's output: whether MSG occurred, and a
 // bounded tail for messages. Nothing else is stored, so endless printing costs
-// neither memory nor disk.
+// neither memory nor disk. Also the process groups a hard exit must end.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The reaper that a hard exit leaves behind for the launchers' groups. */
+const REAPER = fileURLToPath(new URL('reaper.js', import.meta.url));
 
 /** Bytes of each stream's tail kept for messages. */
 export const TAIL_BYTES = 4096;
@@ -60,17 +67,25 @@ export class Capture extends Finder {
 /** Process groups started by this process and possibly still alive. */
 const liveGroups = new Set();
 
+/** Those of them whose leader is a launcher (ssh, srun, kubectl exec). */
+const launcherGroups = new Set();
+
 /**
  * Remembers a process group so that killAllGroups() can reach it on a hard exit.
  * @param {number | undefined} pgid
+ * @param {boolean} [launcher] whether its leader is a launcher, which is asked to end
+ *   first (see `endLauncher`)
  */
-export function trackGroup(pgid) {
-  if (pgid) liveGroups.add(pgid);
+export function trackGroup(pgid, launcher = false) {
+  if (!pgid) return;
+  liveGroups.add(pgid);
+  if (launcher) launcherGroups.add(pgid);
 }
 
 /** @param {number | undefined} pgid */
 export function untrackGroup(pgid) {
   liveGroups.delete(pgid);
+  launcherGroups.delete(pgid);
 }
 
 /**
@@ -93,11 +108,59 @@ export function untrackGroupSource(source) {
   groupSources.delete(source);
 }
 
-/** Kills every tracked group: for a second Ctrl-C, or an exit that skipped cleanup. */
+/**
+ * Ends every tracked group at once: for a second Ctrl-C, or an exit that skipped
+ * cleanup. A launcher's group gets SIGTERM, as in `endLauncher`, so that a queued
+ * `srun` still takes its job out of the queue; a detached reaper kills what is left of
+ * it after the grace, since this process does not wait. The rest are killed.
+ */
 export function killAllGroups() {
   for (const source of groupSources) killGroup(source());
-  for (const pgid of liveGroups) killGroup(pgid);
+  /** @type {{ pgid: number, start: string | null }[]} */
+  const asked = [];
+  for (const pgid of liveGroups) {
+    if (!launcherGroups.has(pgid)) {
+      killGroup(pgid);
+      continue;
+    }
+    // Read before the signal: the reaper kills the group only while its leader is
+    // this one, not a later process given the same id.
+    const start = processStart(pgid);
+    try {
+      process.kill(-pgid, 'SIGTERM');
+      asked.push({ pgid, start });
+    } catch {
+      // ESRCH: the group is gone.
+    }
+  }
   liveGroups.clear();
+  launcherGroups.clear();
+  if (asked.length === 0) return;
+  try {
+    spawn(process.execPath, [REAPER, String(LAUNCHER_GRACE_MS), JSON.stringify(asked)], {
+      detached: true,
+      stdio: 'ignore',
+    }).unref();
+  } catch {
+    // No process to be had: kill them now, as the best left to do.
+    for (const { pgid } of asked) killGroup(pgid);
+  }
+}
+
+/**
+ * When a process started, in clock ticks since boot (`/proc/PID/stat`'s 22nd field),
+ * or null where that cannot be read (no such process, no /proc).
+ * @param {number} pid
+ * @returns {string | null}
+ */
+export function processStart(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 process.on('exit', killAllGroups);

@@ -130,7 +130,7 @@ class Worker {
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    trackGroup(this.proc.pid);
+    trackGroup(this.proc.pid, Boolean(launch));
     trackGroupSource(this.candidateGroup);
     this.proc.stdin?.on('error', () => {}); // EPIPE once the worker is gone
     this.proc.stderr?.on('data', (chunk) => this.stderr.feed(chunk));

@@ -370,7 +370,7 @@ export class SubprocBackend {
     // Left open: the other side kills the run when it reads the end (a timeout here
     // kills the launcher, which closes it).
     child.stdin?.on('error', () => {});
-    this.track(child);
+    this.track(child, true);
     return child;
   }
 
@@ -386,10 +386,11 @@ export class SubprocBackend {
   /**
    * Tracks a run's process group: close() kills it, and so does a hard exit.
    * @param {ChildProcess} child
+   * @param {boolean} [launcher] whether it is a launch, which a hard exit asks to end
    */
-  track(child) {
+  track(child, launcher = false) {
     if (child.pid) this.running.set(child.pid, child);
-    trackGroup(child.pid);
+    trackGroup(child.pid, launcher);
   }
 
   /**
