@@ -33,6 +33,9 @@ describe(
         execFileSync(process.execPath, [REAPER, '300', JSON.stringify(asked)]);
         assert.ok(performance.now() - began >= 300, 'it waited for the grace');
         assert.equal(await ended, 'SIGKILL');
+        // Not yet reaped by this process, a killed one would show as a zombie.
+        const stat = fs.readFileSync(`/proc/${other.pid}/stat`, 'utf8');
+        assert.notEqual(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3), 'Z');
         assert.equal(other.exitCode ?? other.signalCode, null, 'the later process was left alone');
       } finally {
         ours.kill('SIGKILL');

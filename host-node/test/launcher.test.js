@@ -71,8 +71,18 @@ describe('--launcher: the template', () => {
     cli?.kill('SIGINT');
     const { code, stderr, mark } = await run;
     assert.equal(code, 130, stderr);
-    assert.ok(processesWithMark(mark).length > 0, 'SIGTERM, not SIGKILL: the launcher has its grace');
-    await waitFor(() => processesWithMark(mark).length === 0, LAUNCHER_GRACE_MS + 5000);
+    const launcher = Number(fs.readFileSync(started, 'utf8'));
+    /** Whether the launcher still runs (a zombie has ended; only its parent has not looked). */
+    const running = () => {
+      try {
+        const stat = fs.readFileSync(`/proc/${launcher}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+      } catch {
+        return false;
+      }
+    };
+    assert.ok(running(), 'SIGTERM, not SIGKILL: the launcher has its grace');
+    await waitFor(() => !running() && processesWithMark(mark).length === 0, LAUNCHER_GRACE_MS + 5000);
     assert.equal(fs.existsSync(path.join(dir, 'out.py')), false);
   });
 

@@ -67,8 +67,12 @@ export class Capture extends Finder {
 /** Process groups started by this process and possibly still alive. */
 const liveGroups = new Set();
 
-/** Those of them whose leader is a launcher (ssh, srun, kubectl exec). */
-const launcherGroups = new Set();
+/**
+ * Those of them whose leader is a launcher (ssh, srun, kubectl exec), with the leader's
+ * start time (see `processStart`), which tells it from a later process given its id.
+ * @type {Map<number, string | null>}
+ */
+const launcherGroups = new Map();
 
 /**
  * Remembers a process group so that killAllGroups() can reach it on a hard exit.
@@ -79,11 +83,12 @@ const launcherGroups = new Set();
 export function trackGroup(pgid, launcher = false) {
   if (!pgid) return;
   liveGroups.add(pgid);
-  if (launcher) launcherGroups.add(pgid);
+  if (launcher) launcherGroups.set(pgid, processStart(pgid));
 }
 
 /** @param {number | undefined} pgid */
 export function untrackGroup(pgid) {
+  if (!pgid) return;
   liveGroups.delete(pgid);
   launcherGroups.delete(pgid);
 }
@@ -123,9 +128,11 @@ export function killAllGroups() {
       killGroup(pgid);
       continue;
     }
-    // Read before the signal: the reaper kills the group only while its leader is
-    // this one, not a later process given the same id.
-    const start = processStart(pgid);
+    // The launcher's start, as tracked: the group is signalled (and later killed by
+    // the reaper) only while its leader is that process, or gone with the group left.
+    const start = launcherGroups.get(pgid) ?? null;
+    const now = processStart(pgid);
+    if (start !== null && now !== null && now !== start) continue;
     try {
       process.kill(-pgid, 'SIGTERM');
       asked.push({ pgid, start });
@@ -136,12 +143,21 @@ export function killAllGroups() {
   liveGroups.clear();
   launcherGroups.clear();
   if (asked.length === 0) return;
+  /** @type {import('node:child_process').ChildProcess | undefined} */
+  let reaper;
   try {
-    spawn(process.execPath, [REAPER, String(LAUNCHER_GRACE_MS), JSON.stringify(asked)], {
+    reaper = spawn(process.execPath, [REAPER, String(LAUNCHER_GRACE_MS), JSON.stringify(asked)], {
+      cwd: '/',
       detached: true,
       stdio: 'ignore',
-    }).unref();
+    });
+    // A failed start (EAGAIN, EMFILE) is reported on a tick that an exit never gets.
+    reaper.on('error', () => {});
+    reaper.unref();
   } catch {
+    // Reported at once (ENOMEM): as below.
+  }
+  if (reaper?.pid === undefined) {
     // No process to be had: kill them now, as the best left to do.
     for (const { pgid } of asked) killGroup(pgid);
   }
