@@ -94,15 +94,26 @@ export function processesWithMark(mark) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const environ = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
-      // A zombie has already exited; its parent just has not reaped it yet.
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (state !== 'Z' && environ.split('\0').includes(needle)) found.push(Number(entry));
+      if (environ.split('\0').includes(needle) && isRunning(Number(entry))) found.push(Number(entry));
     } catch {
       // The process went away while we looked.
     }
   }
   return found;
+}
+
+/**
+ * Whether process `pid` exists and has not exited (a zombie has; its parent just has not
+ * reaped it yet).
+ * @param {number | undefined} pid
+ */
+export function isRunning(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 /**

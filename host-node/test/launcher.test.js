@@ -13,7 +13,16 @@ import { RunnerBackend } from '../src/backends/runner.js';
 import { RemoteStatus, SubprocBackend } from '../src/backends/subproc.js';
 import { Launcher, shippedRun, splitWords } from '../src/launcher.js';
 import { Workspace } from '../src/python.js';
-import { EXAMPLE, HAVE_ENGINE, processesWithMark, runCli, runPython, tempDir, waitFor } from './helpers.js';
+import {
+  EXAMPLE,
+  HAVE_ENGINE,
+  isRunning,
+  processesWithMark,
+  runCli,
+  runPython,
+  tempDir,
+  waitFor,
+} from './helpers.js';
 
 const SSHD = '/usr/sbin/sshd';
 const MSG = 'K shape check failed';
@@ -72,17 +81,11 @@ describe('--launcher: the template', () => {
     const { code, stderr, mark } = await run;
     assert.equal(code, 130, stderr);
     const launcher = Number(fs.readFileSync(started, 'utf8'));
-    /** Whether the launcher still runs (a zombie has ended; only its parent has not looked). */
-    const running = () => {
-      try {
-        const stat = fs.readFileSync(`/proc/${launcher}/stat`, 'utf8');
-        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-      } catch {
-        return false;
-      }
-    };
-    assert.ok(running(), 'SIGTERM, not SIGKILL: the launcher has its grace');
-    await waitFor(() => !running() && processesWithMark(mark).length === 0, LAUNCHER_GRACE_MS + 5000);
+    assert.ok(isRunning(launcher), 'SIGTERM, not SIGKILL: the launcher has its grace');
+    await waitFor(
+      () => !isRunning(launcher) && processesWithMark(mark).length === 0,
+      LAUNCHER_GRACE_MS + 5000,
+    );
     assert.equal(fs.existsSync(path.join(dir, 'out.py')), false);
   });
 

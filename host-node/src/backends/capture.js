@@ -128,11 +128,9 @@ export function killAllGroups() {
       killGroup(pgid);
       continue;
     }
-    // The launcher's start, as tracked: the group is signalled (and later killed by
-    // the reaper) only while its leader is that process, or gone with the group left.
+    // Signalled (and later killed by the reaper) only while it is the launcher's.
     const start = launcherGroups.get(pgid) ?? null;
-    const now = processStart(pgid);
-    if (start !== null && now !== null && now !== start) continue;
+    if (!stillLed(pgid, start)) continue;
     try {
       process.kill(-pgid, 'SIGTERM');
       asked.push({ pgid, start });
@@ -161,6 +159,18 @@ export function killAllGroups() {
     // No process to be had: kill them now, as the best left to do.
     for (const { pgid } of asked) killGroup(pgid);
   }
+}
+
+/**
+ * Whether group `pgid` is still the one a process that started at `start` (see
+ * `processStart`; null: unknown) led: that process still leads it, or has exited (an id
+ * stays taken while its group has members, so the group left is the same).
+ * @param {number} pgid
+ * @param {string | null} start
+ */
+export function stillLed(pgid, start) {
+  const now = processStart(pgid);
+  return now === null || start === null || now === start;
 }
 
 /**

@@ -9,7 +9,7 @@
 // (null if unknown): a group whose leader has since been replaced by another process
 // with the same id is not the launcher's any more and is left alone.
 
-import { processStart } from './capture.js';
+import { stillLed } from './capture.js';
 
 const POLL_MS = 50;
 
@@ -27,23 +27,12 @@ function alive(pgid) {
   }
 }
 
-/**
- * Whether the group is still the one the launcher led: its leader is the same process,
- * or it has exited (an id stays taken while its group has members, so the group left is
- * the launcher's).
- * @param {{ pgid: number, start: string | null }} group
- */
-function same({ pgid, start }) {
-  const now = processStart(pgid);
-  return now === null || start === null || now === start;
-}
-
 const graceMs = Number(process.argv[2]);
 /** @type {{ pgid: number, start: string | null }[]} */
 let groups = JSON.parse(process.argv[3] ?? '[]');
 const deadline = Date.now() + (Number.isFinite(graceMs) ? graceMs : 0);
 const timer = setInterval(() => {
-  groups = groups.filter((group) => alive(group.pgid) && same(group));
+  groups = groups.filter(({ pgid, start }) => alive(pgid) && stillLed(pgid, start));
   if (groups.length > 0 && Date.now() < deadline) return;
   clearInterval(timer);
   for (const { pgid } of groups) {
