@@ -393,19 +393,25 @@ print("ok")
 });
 
 describe('kinds of failure the checks must see alike', { skip }, () => {
-  test('a program killed by SIGKILL fails the same way in the final check (--same-error)', async () => {
-    const dir = fixture({
-      'k9.py': 'import os\nprint("about to die: dead by signal", flush=True)\nos.kill(os.getpid(), 9)\n',
+  // SIGABRT shares its number with SIGIOT: both checks must name it alike.
+  for (const [signal, kill] of [
+    ['SIGKILL', 'os.kill(os.getpid(), 9)'],
+    ['SIGABRT', 'os.abort()'],
+  ]) {
+    test(`a program killed by ${signal} fails the same way in the final check (--same-error)`, async () => {
+      const dir = fixture({
+        'dies.py': `import os\nprint("about to die: dead by signal", flush=True)\n${kill}\n`,
+      });
+      for (const backend of BACKENDS) {
+        const r = await runCli(
+          ['dies.py', '--err-msg', 'dead by signal', '-o', 'min.py', '--same-error', '--backend', backend],
+          { cwd: dir },
+        );
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stderr, new RegExp(`result: {3}killed by ${signal}, .*\\(2 of 2 runs reproduced\\)`));
+      }
     });
-    for (const backend of BACKENDS) {
-      const r = await runCli(
-        ['k9.py', '--err-msg', 'dead by signal', '-o', 'min.py', '--same-error', '--backend', backend],
-        { cwd: dir },
-      );
-      assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stderr, /result: {3}killed by SIGKILL, .*\(2 of 2 runs reproduced\)/);
-    }
-  });
+  }
 
   // Python 3.13 colors its tracebacks when FORCE_COLOR is set, even into a pipe.
   const pyenv = path.join(process.env.PYENV_ROOT ?? path.join(os.homedir(), '.pyenv'), 'versions');

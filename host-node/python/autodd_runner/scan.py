@@ -30,6 +30,10 @@ class Finder:
         self.carry = data[-keep:] if keep > 0 else b""
         return False
 
+    def cut(self):
+        """What follows is not contiguous with what came before: no match across the gap."""
+        self.carry = b""
+
 
 # The twin of host-node/src/backends/scan.js, held to the same cases
 # (test/fixtures/output-scan.json): see there for what each pattern matches.
@@ -37,7 +41,7 @@ MAX_LINE = 65536
 
 MSG_LINE_CHARS = 200
 
-FRAME = re.compile(rb'( *\| )?  File "[^"]*", line \d+')
+FRAME = re.compile(rb'( *\| )?  File ".*", line \d+')
 
 WARNING = re.compile(rb".*:\d+: [A-Za-z_][\w.]*Warning: ")
 
@@ -116,6 +120,14 @@ class OutputScan:
 
     def line(self, line):
         """Judges one line (with its newline, if it has one): "own" or "quoted"."""
+        judged = self.judge(line)
+        # The needle must stand in the program's own output as one piece: never
+        # across a quote.
+        if judged == "quoted":
+            self.own.cut()
+        return judged
+
+    def judge(self, line):
         text = line[:-2] if line.endswith(b"\r\n") else line.rstrip(b"\n")
         if self.warned:
             self.warned = False

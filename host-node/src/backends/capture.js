@@ -39,6 +39,11 @@ export class Finder {
     this.carry = Buffer.from(data.subarray(Math.max(data.length - keep, 0)));
     return false;
   }
+
+  /** What follows is not contiguous with what came before: no match across the gap. */
+  cut() {
+    this.carry = Buffer.alloc(0);
+  }
 }
 
 /** A Finder that also keeps the stream's bounded tail, for messages. */

@@ -34,7 +34,15 @@ import os from 'node:os';
  */
 
 /** @type {Map<number, string>} */
-const SIGNAL_NAMES = new Map(Object.entries(os.constants.signals).map(([name, number]) => [number, name]));
+/**
+ * Each signal's name as Node names a child's `signalCode`: where two names share a
+ * number (SIGABRT and SIGIOT, SIGIO and SIGPOLL), the first listed, so a run the
+ * runner reports and one Node reports (the final check) name one signal alike.
+ */
+const SIGNAL_NAMES = new Map();
+for (const [name, number] of Object.entries(os.constants.signals)) {
+  if (!SIGNAL_NAMES.has(number)) SIGNAL_NAMES.set(number, name);
+}
 
 /**
  * @param {number | null | undefined} number

@@ -18,9 +18,10 @@ const MSG_LINE_CHARS = 200;
  * Lines are matched as latin1 text, one character per byte; every pattern is ASCII.
  * A frame of a traceback, or where a SyntaxError points; the lines after it that are
  * indented four more are source that Python quotes (and its ^~~~ markers). Inside an
- * exception group each line carries a margin such as `  | `.
+ * exception group each line carries a margin such as `  | `. The path is as Python
+ * prints it, unescaped: it may hold a `"`.
  */
-const FRAME = /^( *\| )?  File "[^"]*", line \d+/;
+const FRAME = /^( *\| )?  File ".*", line \d+/;
 /** `x.py:3: UserWarning: …`: the next line, indented by two, quotes the source. */
 const WARNING = /^[^\n]*:\d+: [A-Za-z_][\w.]*Warning: /;
 /** A traceback at the top level (not one of a group's sub-exceptions). */
@@ -117,6 +118,17 @@ export class OutputScan {
    * @returns {'own' | 'quoted'}
    */
   line(bytes) {
+    const judged = this.judge(bytes);
+    // MSG must stand in the program's own output as one piece: never across a quote.
+    if (judged === 'quoted') this.own.cut();
+    return judged;
+  }
+
+  /**
+   * @param {Buffer} bytes
+   * @returns {'own' | 'quoted'}
+   */
+  judge(bytes) {
     const text = bytes.toString('latin1').replace(/\r?\n$/, '');
     if (this.warned) {
       this.warned = false;
