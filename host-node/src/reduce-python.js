@@ -18,7 +18,7 @@ import { Workspace } from './python.js';
 import { createReducer, drive } from './reduce.js';
 import { MIB, settingsOf } from './settings.js';
 import { explainSyntaxError } from './syntax.js';
-import { failureInfo, likelyCauses, notReproduced, Oracle, ran } from './verdict.js';
+import { failureInfo, likelyCauses, notReprinted, notReproduced, Oracle, ran } from './verdict.js';
 
 /** @typedef {import('./reduce.js').Progress} Progress */
 /** @typedef {import('./reduce.js').AcceptedStep} AcceptedStep */
@@ -377,8 +377,10 @@ export async function reducePython(options) {
         // with nothing scheduled, a queue nobody fills) is killed as soon as that is
         // clear, once it has run a little longer than the original did.
         const stuckCheck = options.stuckDetection !== false && 'detectStuck' in backend;
-        const original = reducer.best();
-        const checks = await runOriginal(backend, original, { jobs, retries, signal });
+        let original = reducer.best();
+        // The user's own text: its comments, line numbers and layout may be part of
+        // how it fails (a traceback's line, inspect.getsource, a logged lineno).
+        const checks = await runOriginal(backend, source, { jobs, retries, signal });
         if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
         const judged = oracle.judgeOriginal(checks, retries, warn);
         if (!judged) {
@@ -414,6 +416,19 @@ export async function reducePython(options) {
           const kept = /** @type {string} */ (good[0].exception.split('.').pop());
           reducer.free();
           reducer = createReducer(source, { ...options.engine, keepClasses: [kept] });
+          original = reducer.best();
+        }
+        if (original !== source) {
+          // Every candidate rewrites the program as the engine prints it (no comments
+          // or blank lines, quotes and layout its own): that copy must reproduce too.
+          let copy;
+          let runs = 0;
+          do {
+            copy = await backend.run(original, { signal });
+            runs += 1;
+          } while (runs < retries && ran(copy) && !reproduces(copy) && !signal?.aborted);
+          if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
+          if (!reproduces(copy)) throw notReprinted(errMsg, copy, failure.original, timeout);
         }
         limits.setOriginal(Math.min(...good.map((r) => r.ms)));
         if (limits.adaptive) backend.limitTimeout(limits.candidateMs);

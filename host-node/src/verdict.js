@@ -94,7 +94,9 @@ export function likelyCauses(run, source, setting) {
     );
   }
   if (setting.preloaded) {
-    hints.push('the runner imports its modules once, ahead: try --no-preload or --backend subproc');
+    hints.push(
+      'the runner runs it in a fork of a warm Python that imported its modules ahead: try --backend subproc, or --no-preload',
+    );
   }
   if (setting.isolated && /Read-only file system|EROFS/.test(output)) {
     hints.push('it writes outside the folders a run may write to: see --no-sandbox');
@@ -147,6 +149,43 @@ function outputOf(run) {
 }
 
 /**
+ * How a run ended, in a few words.
+ * @param {RunResult} run
+ * @param {number} timeout seconds
+ */
+function ending(run, timeout) {
+  return {
+    exited: `it exited with status ${run.exitCode}`,
+    signaled: `it was killed by ${run.signal}`,
+    timeout: `it did not finish within the ${timeout} s timeout`,
+    stuck: 'it was stuck',
+    cancelled: 'it was cancelled',
+    crashed: `Python failed: ${run.error}`,
+  }[run.outcome];
+}
+
+/**
+ * The original reproduces as its author wrote it but not as the engine prints it,
+ * the text every candidate is a rewrite of: how it fails hangs on that text.
+ * @param {string} errMsg
+ * @param {RunResult} run the printed copy's last run
+ * @param {FailureInfo} original how the original failed
+ * @param {number} timeout seconds
+ */
+export function notReprinted(errMsg, run, original, timeout) {
+  const shown = original.ownOutput ? run.found : run.foundAnywhere;
+  const what = shown
+    ? `it fails with ${failureKind(run)}, the original with ${original.kind}`
+    : `${JSON.stringify(errMsg)} is not in its ${original.ownOutput ? 'own ' : ''}output (${ending(run, timeout)})`;
+  return new AutoddError(
+    'not-reproduced',
+    `the original reproduces, but not once printed without its comments and layout, the copy autodd reduces: ${what}; ` +
+      'a failure that depends on the text itself (comments, line numbers, a function read by inspect.getsource) cannot be reduced',
+    { details: "the printed copy's run:\n" + outputOf(run) },
+  );
+}
+
+/**
  * @param {string} errMsg
  * @param {RunResult[]} runs the original's runs, none of which showed MSG
  * @param {number} timeout
@@ -157,14 +196,7 @@ function outputOf(run) {
  */
 export function notReproduced(errMsg, runs, timeout, hashSeed, memoryLimit, retries, hints) {
   const run = runs[runs.length - 1];
-  const how = {
-    exited: `it exited with status ${run.exitCode}`,
-    signaled: `it was killed by ${run.signal}`,
-    timeout: `it did not finish within the ${timeout} s timeout`,
-    stuck: 'it was stuck',
-    cancelled: 'it was cancelled',
-    crashed: `Python failed: ${run.error}`,
-  }[run.outcome];
+  const how = ending(run, timeout);
   const killed = run.outcome === 'timeout' || run.outcome === 'stuck';
   const printed = `${run.stdoutTail}\n${run.stderrTail}`.includes(errMsg);
   const what =

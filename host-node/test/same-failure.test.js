@@ -261,6 +261,75 @@ load(RULES)
   });
 });
 
+describe('the original as its author wrote it', { skip }, () => {
+  // Candidates are rewrites of the program as the engine prints it: no comments, no
+  // blank lines. The original's check runs the user's own text, and a program whose
+  // failure hangs on that text is refused rather than reduced to another failure.
+  const PRAGMA = `import inspect
+
+def kernel(fn):
+    # the kernel's source must carry its pragma comment
+    if "# pragma: tile" not in inspect.getsource(fn):
+        raise TypeError("K shape check failed: no tile pragma")
+    return fn
+
+def launch(fn, a, b):
+    if a != b:
+        raise ValueError("K shape check failed: %d != %d" % (a, b))
+
+@kernel
+def gemm(a, b):
+    # pragma: tile
+    return a @ b
+
+launch(gemm, 32, 128)
+`;
+  const LINENO = `import logging
+logging.basicConfig(format="%(filename)s:%(lineno)d %(message)s")
+
+
+def check(a, b):
+    # the K dimension must agree
+
+    if a != b:
+        logging.error("shape mismatch")
+        raise SystemExit(1)
+
+
+check(32, 128)
+`;
+  /** @type {[string, string, string, string, string[], RegExp][]} */
+  const CASES = [
+    [
+      'a comment read by inspect',
+      'pragma.py',
+      PRAGMA,
+      'K shape check failed',
+      ['--same-error'],
+      /fails with TypeError, the original with ValueError/,
+    ],
+    [
+      'a line number in MSG',
+      'lineno.py',
+      LINENO,
+      'lineno.py:9 shape mismatch',
+      [],
+      /"lineno.py:9 shape mismatch" is not in its own output/,
+    ],
+  ];
+  for (const [name, file, source, msg, extra, why] of CASES) {
+    test(`a failure that hangs on the text (${name}) is refused with one line, exit 1`, async () => {
+      const dir = fixture({ [file]: source, 'min.py': 'kept = True\n' });
+      const r = await runCli([file, '--err-msg', msg, '-o', 'min.py', ...extra], { cwd: dir });
+      assert.equal(r.code, 1, r.stderr);
+      const [first] = r.stderr.split('\n').filter((line) => line.startsWith('autodd: error:'));
+      assert.match(first, /the original reproduces, but not once printed without its comments/);
+      assert.match(first, why);
+      assert.equal(fs.readFileSync(path.join(dir, 'min.py'), 'utf8'), 'kept = True\n');
+    });
+  }
+});
+
 describe('--same-error', { skip }, () => {
   // MSG is printed before the failure; without --same-error any crash after the print
   // reproduces it, so the result ends with whatever is simplest.
@@ -409,6 +478,51 @@ describe('kinds of failure the checks must see alike', { skip }, () => {
         );
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stderr, new RegExp(`result: {3}killed by ${signal}, .*\\(2 of 2 runs reproduced\\)`));
+      }
+    });
+  }
+
+  // The runner's candidates are forks of a warm worker, not fresh interpreters: they
+  // must still shut down as one does, and recurse as deep.
+  for (const [name, file, source, msg, kind] of [
+    [
+      'an object that crashes as the program shuts down',
+      'crash.py',
+      'import ctypes\nclass Handle:\n    def __del__(self):\n        ctypes.string_at(0)\nhandle = Handle()\nprint("handle leaked", flush=True)\n',
+      'handle leaked',
+      'killed by SIGSEGV',
+    ],
+    [
+      'an object that writes MSG as the program shuts down',
+      'late.py',
+      'import sys\nclass Conn:\n    def __del__(self):\n        sys.stderr.write("connection leaked at exit\\n")\nconn = Conn()\nprint("working")\n',
+      'connection leaked',
+      'exit status 0',
+    ],
+    [
+      'a recursion just short of the limit',
+      'deep.py',
+      'def nest(node, depth=0):\n    if node is None:\n        raise ValueError(f"unbalanced tree at depth {depth}")\n    return nest(node.get("child"), depth + 1)\ntree = None\nfor _ in range(990):\n    tree = {"child": tree}\nnest(tree)\n',
+      'unbalanced tree',
+      'ValueError',
+    ],
+  ]) {
+    test(`${name} fails the same way in every check (--same-error)`, async () => {
+      const dir = fixture({ [file]: source });
+      for (const backend of BACKENDS) {
+        const r = await runCli(
+          [file, '--err-msg', msg, '-o', 'min.py', '--same-error', '--backend', backend],
+          {
+            cwd: dir,
+          },
+        );
+        assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
+        assert.match(r.stderr, new RegExp(`original: ${kind}, MSG in `), backend);
+        assert.match(
+          r.stderr,
+          new RegExp(`result: {3}${kind}, MSG in .*\\(2 of 2 runs reproduced\\)`),
+          backend,
+        );
       }
     });
   }

@@ -81,6 +81,10 @@ def execute(path, ahead=None):
     main.__cached__ = None
     main.__builtins__ = builtins
     sys.modules["__main__"] = main
+    ours = set(sys.modules) - {"__main__"}
+    # The worker's frames lie under the program's: a plain run's recursion limit
+    # counts from the program's first frame.
+    sys.setrecursionlimit(sys.getrecursionlimit() + frames_below())
     used = False
     try:
         with open(path, "rb") as f:
@@ -107,7 +111,19 @@ def execute(path, ahead=None):
         status = 1
         if isinstance(exc, KeyboardInterrupt):
             status = 128 + signal.SIGINT
-    return finalize(status), used
+    # What the program made is freed at its shutdown, not held here.
+    del main
+    return finalize(status, ours), used
+
+
+def frames_below():
+    """How many frames the caller's caller stands on (this worker's, in a candidate)."""
+    count = 0
+    frame = sys._getframe(2)
+    while frame is not None:
+        count += 1
+        frame = frame.f_back
+    return count
 
 
 def run_path(path):
@@ -134,8 +150,11 @@ def disown_finalizers():
         finalizer.atexit = False
 
 
-def finalize(status):
-    """What interpreter shutdown does: wait for threads, run atexit, flush."""
+def finalize(status, ours):
+    """What interpreter shutdown does: wait for threads, run atexit, flush, and
+    finalize the program's modules (`__main__` and those it imported, not in `ours`,
+    the worker's), so that what their objects do as they go (a `__del__` that
+    writes, exits or crashes) happens as in a plain run."""
     threading = sys.modules.get("threading")
     try:
         if threading is not None:
@@ -152,7 +171,46 @@ def finalize(status):
         except BaseException:
             if stream is sys.stdout:
                 status = 120
+    try:
+        clear_modules(ours)
+    except BaseException:
+        pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
     return status
+
+
+def clear_modules(ours):
+    """Finalizes the program's modules as CPython's shutdown does: takes them out of
+    sys.modules and collects what only they held (each object's `__del__` sees the
+    globals it uses still bound), then clears those still alive, newest first (the
+    names with one leading underscore, then every other but `__builtins__`), and
+    collects again. The worker's modules are left alone: their objects are shared
+    with every candidate."""
+    import gc
+    import weakref
+
+    held = []
+    for name in [n for n in reversed(list(sys.modules)) if n not in ours]:
+        module = sys.modules.pop(name)
+        try:
+            held.append(weakref.ref(module))
+        except TypeError:  # not a module: cannot go before the end anyway
+            held.append(lambda module=module: module)
+    module = None
+    gc.collect()
+    for ref in held:
+        namespace = getattr(ref(), "__dict__", None)
+        if not isinstance(namespace, dict):
+            continue
+        for name in [n for n in namespace if n[:1] == "_" and n[1:2] != "_"]:
+            namespace[name] = None
+        for name in [n for n in namespace if n != "__builtins__"]:
+            namespace[name] = None
+    gc.collect()
 
 
 def child(path, out_w, err_w, done_w, closing, ahead=None):
