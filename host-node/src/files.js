@@ -14,9 +14,12 @@ export function readSource(file) {
   /** @type {Buffer} */
   let bytes;
   try {
-    if (fs.statSync(file).isDirectory()) {
+    const stat = fs.statSync(file);
+    if (stat.isDirectory()) {
       throw new AutoddError('bad-input', `${file} is a directory, not a Python file`);
     }
+    // A FIFO would block the read for good; a device is no program either.
+    if (!stat.isFile()) throw new AutoddError('bad-input', `${file} is ${kindOf(stat)}, not a Python file`);
     bytes = fs.readFileSync(file);
   } catch (err) {
     if (err instanceof AutoddError) throw err;
@@ -45,11 +48,19 @@ export function checkOutput(output, source) {
   }
   let stat;
   try {
-    stat = fs.statSync(resolved);
+    stat = fs.lstatSync(resolved);
   } catch {
     stat = undefined;
   }
   if (stat?.isDirectory()) throw new AutoddError('bad-input', `${output} is a directory`);
+  // OUTPUT is replaced by renaming a new file over it: a device, a FIFO or a link
+  // would be replaced by a plain file, not written to.
+  if (stat && !stat.isFile()) {
+    throw new AutoddError(
+      'bad-input',
+      `${output} is ${kindOf(stat)}; OUTPUT must be a regular file or a new one`,
+    );
+  }
   // Writing is what tells: access() says yes to root on a read-only file system.
   const probe = path.join(
     path.dirname(resolved),
@@ -61,6 +72,19 @@ export function checkOutput(output, source) {
   } catch (err) {
     throw new AutoddError('bad-input', `cannot write ${output}: ${describeFsError(err)}`);
   }
+}
+
+/**
+ * What a file that is neither a regular file nor a folder is, in a few words.
+ * @param {fs.Stats} stat
+ */
+function kindOf(stat) {
+  if (stat.isSymbolicLink()) return 'a symbolic link';
+  if (stat.isFIFO()) return 'a named pipe';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a regular file';
 }
 
 /**

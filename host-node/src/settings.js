@@ -13,6 +13,12 @@ import { checkOutput, readSource } from './files.js';
 import { realpath } from './python.js';
 import { checkJobs } from './reduce.js';
 
+/**
+ * The longest timeout, in seconds: Node's timers take at most 2^31 - 1 ms (24.8 days),
+ * and a run's timers add their grace to it.
+ */
+const MAX_TIMEOUT = 1_000_000;
+
 /** @typedef {import('../index.js').ReducePythonOptions} PythonReduceOptions */
 
 /**
@@ -44,6 +50,13 @@ export function settingsOf(options) {
   const timeout = options.timeout ?? 60;
   if (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)) {
     throw new AutoddError('usage', `the timeout must be a positive number of seconds, not ${timeout}`);
+  }
+  if (timeout > MAX_TIMEOUT) {
+    // Node's timers take at most 2^31 - 1 ms; a longer one fires at once.
+    throw new AutoddError(
+      'usage',
+      `the timeout must be at most ${MAX_TIMEOUT} seconds (11 days), not ${timeout}`,
+    );
   }
   const jobs = checkJobs(options.jobs);
   const jobCap = 4 * os.availableParallelism();

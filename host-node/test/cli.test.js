@@ -2,6 +2,7 @@
 // Needs the wasm engine: run scripts/build-wasm.sh nodejs first.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -121,6 +122,11 @@ describe('bad input', { skip }, () => {
   });
   fs.mkdirSync(path.join(dir, 'adir'));
   fs.symlinkSync(path.join(dir, 'ok.py'), path.join(dir, 'link.py'));
+  fs.writeFileSync(path.join(dir, 'other.py'), 'x = 1\n');
+  fs.symlinkSync(path.join(dir, 'other.py'), path.join(dir, 'elsewhere.py'));
+  // A FIFO as SOURCE would block its read for good; as OUTPUT it, like a device or a
+  // link, would be replaced by a plain file.
+  spawnSync('mkfifo', [path.join(dir, 'pipe.py')]);
   const out = path.join(dir, 'out.py');
   /** @type {[string, string[], RegExp][]} */
   const cases = [
@@ -179,6 +185,26 @@ describe('bad input', { skip }, () => {
     ],
     ['OUTPUT = SOURCE', ['ok.py', '--err-msg', 'BUG', '-o', 'ok.py'], /ok\.py is the source file itself/],
     [
+      'a named pipe as SOURCE',
+      ['pipe.py', '--err-msg', 'BUG', '-o', out],
+      /pipe\.py is a named pipe, not a Python file/,
+    ],
+    [
+      'a named pipe as OUTPUT',
+      ['ok.py', '--err-msg', 'BUG', '-o', 'pipe.py'],
+      /pipe\.py is a named pipe; OUTPUT must be a regular file/,
+    ],
+    [
+      'a link as OUTPUT',
+      ['ok.py', '--err-msg', 'BUG', '-o', 'elsewhere.py'],
+      /elsewhere\.py is a symbolic link; OUTPUT/,
+    ],
+    [
+      'a timeout longer than a timer takes',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--timeout', '99999999999'],
+      /the timeout must be at most 1000000 seconds/,
+    ],
+    [
       'OUTPUT a symlink to SOURCE',
       ['ok.py', '--err-msg', 'BUG', '-o', 'link.py'],
       /link\.py is the source file itself/,
@@ -219,6 +245,8 @@ describe('bad input', { skip }, () => {
       const run = await runCli(args, { cwd: dir });
       assertUserError(run, message);
       assert.equal(fs.existsSync(out), false, 'no output file is written');
+      assert.ok(fs.lstatSync(path.join(dir, 'pipe.py')).isFIFO(), 'the named pipe is left as it was');
+      assert.ok(fs.lstatSync(path.join(dir, 'elsewhere.py')).isSymbolicLink(), 'the link is left as it was');
     });
   }
 
