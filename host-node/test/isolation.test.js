@@ -151,6 +151,21 @@ describe('candidates cannot touch the user files', { skip: skipIsolated }, () =>
     }
   }
 
+  test('a program its owner may not write (chmod 444) is reduced, and left as it was', async () => {
+    const { dir } = project({ 'ro.py': 'import os\nx = [1, 2]\nraise ValueError("boom sig")\n' });
+    const file = path.join(dir, 'ro.py');
+    fs.chmodSync(file, 0o444);
+    for (const backend of BACKENDS) {
+      const r = await runCli(['ro.py', '--err-msg', 'boom sig', '-o', 'min.py', '--backend', backend], {
+        cwd: dir,
+      });
+      assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
+      assert.equal(fs.readFileSync(path.join(dir, 'min.py'), 'utf8'), "raise ValueError('boom sig')\n");
+      assert.equal(fs.statSync(file).mode & 0o777, 0o444);
+      assert.match(fs.readFileSync(file, 'utf8'), /^import os\n/);
+    }
+  });
+
   test('the result writes the file its failure needs: it reproduces in a clean copy of the folder', async () => {
     const { dir } = project({ 'build.py': DESTRUCTIVE['build.py'].source });
     const r = await runCli(['build.py', '--err-msg', DESTRUCTIVE['build.py'].msg, '-o', 'min.py'], {

@@ -195,9 +195,19 @@ def _choose(folders):
 def place(config, text):
     """Puts the candidate's text where the program lives (inside the overlay)."""
     run_as = config.get("runAs")
-    if run_as:
-        with open(run_as, "wb") as f:
-            f.write(text)
+    if not run_as:
+        return
+    try:
+        fd = os.open(run_as, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    except PermissionError:
+        # A program the user may not write (chmod 444): the overlay's copy is replaced
+        # by a new file with its mode, readable as it is to its owner outside.
+        mode = os.stat(run_as).st_mode & 0o7777
+        os.unlink(run_as)
+        fd = os.open(run_as, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.fchmod(fd, mode | 0o400)
+    with os.fdopen(fd, "wb") as f:
+        f.write(text)
 
 
 def launch(config, file, argv):
