@@ -15,7 +15,10 @@ launcher), it runs the one program the header's "candidate" holds, within its ti
 limit, and says on stdout when it started and how it ended (see run_one). What it
 imports is kept to modules that import nothing slow (no re, no random): it runs once
 per candidate there."""
-import binascii, json, os, sys, zlib
+import sys
+
+STARTUP = frozenset(sys.modules)  # before this code's imports (see setup.unshadow)
+import binascii, json, os, zlib
 
 
 def remove(folder):
@@ -298,7 +301,7 @@ try:
     sys.path.append(shims)
     from autodd_runner.worker import main
 
-    main(home)
+    main(home, startup=STARTUP)
 finally:
     if os.getpid() == owner:  # not in a forked process that got here
         remove(home)

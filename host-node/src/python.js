@@ -124,9 +124,10 @@ export function probePython(python, options = {}) {
  * @property {string} python
  * @property {number} jobs
  * @property {string} [cwd] working directory of every run; the invoking one by default
- * @property {string} [sourcePath] the original program: its folder goes on PYTHONPATH,
- *   as `python3 SOURCE` would put it on sys.path, and its name is reused so tracebacks
- *   name the same file
+ * @property {string} [sourcePath] the original program: its name is reused so tracebacks
+ *   name the same file (its folder, or a copy, is each run's `sys.path[0]`, as in
+ *   `python3 SOURCE`; on PYTHONPATH only with `sandbox: false`, since there a `json.py`
+ *   beside it shadows the standard library's for Python's own start and the worker)
  * @property {NodeJS.ProcessEnv} [env] the environment of the runs; this process's by default
  * @property {boolean} [sandbox] isolate every run from the user's files, where this
  *   machine allows it (default true; see `isolated` and `sandboxProblem`)
@@ -146,9 +147,7 @@ export class Workspace {
    */
   static async create(options) {
     const base = options.env ?? process.env;
-    const sourceDir = options.sourcePath && path.dirname(path.resolve(options.sourcePath));
-    const env = { ...base, PYTHONPATH: joinPath([sourceDir, base.PYTHONPATH]) };
-    const info = await probePython(options.python, { cwd: options.cwd, env });
+    const info = await probePython(options.python, { cwd: options.cwd, env: base });
     const workspace = new Workspace({ ...options, info });
     if (options.sandbox !== false) {
       try {
@@ -171,7 +170,7 @@ export class Workspace {
   }
 
   /** @param {WorkspaceOptions & { info: PythonInfo }} options */
-  constructor({ python, info, jobs, cwd, sourcePath, env, outputPath, stdin, devices }) {
+  constructor({ python, info, jobs, cwd, sourcePath, env, outputPath, stdin, devices, sandbox }) {
     /** The interpreter every run uses. */
     this.python = info.executable || python;
     this.info = info;
@@ -192,7 +191,10 @@ export class Workspace {
       fs.symlinkSync(path.join(STANDINS_DIR, 'tilelang'), path.join(shims, 'tilelang'));
     }
     const base = env ?? process.env;
-    const pythonPath = [shims, sourcePath && path.dirname(path.resolve(sourcePath)), base.PYTHONPATH];
+    // With --no-sandbox a candidate runs from its job's folder, which holds nothing
+    // else: the program's folder must be on PYTHONPATH for its modules.
+    const sourceDir = sandbox === false && sourcePath ? path.dirname(path.resolve(sourcePath)) : undefined;
+    const pythonPath = [shims, sourceDir, base.PYTHONPATH];
     /** The environment of a run as a user would start it. */
     this.plainEnv = {
       ...base,

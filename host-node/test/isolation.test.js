@@ -182,6 +182,23 @@ describe('candidates cannot touch the user files', { skip: skipIsolated }, () =>
 });
 
 describe('the final check is the user run', { skip }, () => {
+  test('modules beside the program named like the standard library are the program own', async () => {
+    // A plain run puts the program's folder first on sys.path: its inspect.py is what
+    // `import inspect` gives there, and its json.py must not break autodd's own Python.
+    const { dir } = project({
+      'inspect.py': 'FOO = "local inspect"\n',
+      'json.py': 'X = 1\n',
+      'types.py': 'Y = 2\n',
+      'prog.py': 'from inspect import FOO\nx = [1, 2]\nraise ValueError("shadow " + FOO)\n',
+    });
+    for (const backend of BACKENDS) {
+      const args = ['prog.py', '--err-msg', 'shadow local', '-o', 'min.py', '--backend', backend];
+      const r = await runCli(args, { cwd: dir });
+      assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
+      assert.match(fs.readFileSync(path.join(dir, 'min.py'), 'utf8'), /^from inspect import FOO\n/);
+    }
+  });
+
   test('a program importing a module beside it, reduced from another folder', async () => {
     const { parent, dir } = project({
       'shapes.py':

@@ -4,12 +4,14 @@ Its settings are set once by the worker's "init" (see worker.main and SETTINGS) 
 the first fork."""
 
 import atexit
+import gc
 import os
 import resource
 import signal
 import sys
 import types
 import warnings
+import weakref
 
 from . import sandbox
 from .settings import SETTINGS
@@ -144,8 +146,6 @@ def disown_finalizers():
     worker's, shared with every candidate, and a real run would finalize them once.
     The finalizers the candidate registers itself still run at its exit. torch, preloaded,
     holds about 150 of them, which took over 30 ms at every candidate's exit."""
-    import weakref
-
     for finalizer in list(getattr(weakref.finalize, "_registry", ())):
         finalizer.atexit = False
 
@@ -190,9 +190,6 @@ def clear_modules(ours):
     names with one leading underscore, then every other but `__builtins__`), and
     collects again. The worker's modules are left alone: their objects are shared
     with every candidate."""
-    import gc
-    import weakref
-
     held = []
     for name in [n for n in reversed(list(sys.modules)) if n not in ours]:
         module = sys.modules.pop(name)

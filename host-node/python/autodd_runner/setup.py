@@ -2,9 +2,12 @@
 candidates' memory limit, import the program's modules, back a large heap with huge
 pages."""
 
+import ctypes
 import errno
 import importlib
+import importlib.machinery
 import importlib.util
+import mmap
 import os
 import resource
 import sys
@@ -24,6 +27,40 @@ def cpu_share(slot, jobs):
     if len(cpus) < jobs:
         return None
     return cpus[slot * len(cpus) // jobs : (slot + 1) * len(cpus) // jobs]
+
+
+def unshadow(folders, startup):
+    """Forgets the modules this worker imported that a file in `folders`, the
+    program's, shadows. A plain `python3 PROGRAM` puts the program's folder first on
+    sys.path once Python has started, so there `import inspect` gives the program's
+    own inspect.py, unless Python imported that module before (`startup`: the
+    modules imported before the worker's code), or it is built in or frozen. The
+    worker keeps the modules it holds; every import from here on (the program's
+    modules' preloading, each candidate's) finds the program's. So no lazy import
+    may follow in the worker's own code."""
+    if startup is None:
+        return
+    shadows = set()
+    for folder in folders:
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for entry in entries:
+            name, dot, rest = entry.partition(".")
+            if dot and (rest == "py" or rest == "pyc" or rest.endswith("so")):
+                shadows.add(name)
+            elif not dot and os.path.isfile(os.path.join(folder, entry, "__init__.py")):
+                shadows.add(name)
+    for name in list(sys.modules):
+        top = name.partition(".")[0]
+        if (
+            top in shadows
+            and top not in startup
+            and top not in sys.builtin_module_names
+            and importlib.machinery.FrozenImporter.find_spec(top) is None
+        ):
+            del sys.modules[name]
 
 
 def keep_to(cpus):
@@ -175,8 +212,6 @@ def collapse_heap():
             return 0
         with open("/proc/self/maps") as f:
             maps = f.read().splitlines()
-        import ctypes
-
         madvise = ctypes.CDLL(None, use_errno=True).madvise
         madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     except (OSError, StopIteration, ValueError, AttributeError):
@@ -206,9 +241,6 @@ def can_collapse(madvise):
     """Whether this kernel collapses memory at all (MADV_COLLAPSE, Linux 6.1 on): a
     mapping of its own is tried, since EINVAL also answers for a single range that
     cannot be collapsed (one marked MADV_NOHUGEPAGE, say)."""
-    import ctypes
-    import mmap
-
     size = 2 * HUGE_PAGE
     probe = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     try:

@@ -78,7 +78,7 @@ from .candidate import warm_up
 from .forkers import Forks, Zygote, kill_group, spawn
 from .scan import OutputScan
 from .settings import SETTINGS
-from .setup import collapse_heap, cpu_share, keep_to, limit_data, preload, warm_up_with
+from .setup import collapse_heap, cpu_share, keep_to, limit_data, preload, unshadow, warm_up_with
 from .stuck import STUCK_PROBE_SECONDS, Stuck
 
 
@@ -395,8 +395,9 @@ def remote_sandbox(home, run_dir, program):
     return config, refused, None
 
 
-def main(home=None):
-    """Serves the host; `home`: started remotely, the worker's private folder."""
+def main(home=None, startup=None):
+    """Serves the host; `home`: started remotely, the worker's private folder;
+    `startup`: the modules Python had imported before the worker's code."""
     control = Control(os.dup(0), os.dup(1))
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
@@ -433,6 +434,9 @@ def main(home=None):
         sys.path[0] = init["scriptDir"]
     else:
         sys.path.insert(0, init["scriptDir"])
+    # Isolated, a candidate runs from the program's own folder, not scriptDir.
+    shadowing = {init["scriptDir"], init.get("programDir") or init["scriptDir"]}
+    unshadow(shadowing, startup)
     share = init.get("share")
     cpus = keep_to(cpu_share(*share)) if share else None
     pid_fd = os.open(init["pidFile"], os.O_RDWR | os.O_CREAT, 0o600)
@@ -476,6 +480,8 @@ def main(home=None):
     data_limit = limit_data(init.get("memoryLimit"))
     SETTINGS.data_limit = data_limit
     SETTINGS.prefork = bool(init.get("prefork"))
+    # Again: what the worker imported since (the standard library's, from its path).
+    unshadow(shadowing, startup)
     forker = Zygote(control) if Zygote.available() else Forks(control)
     control.send(
         {
