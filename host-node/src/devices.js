@@ -11,8 +11,11 @@ import { AutoddError } from './errors.js';
  */
 const VISIBLE = ['CUDA_VISIBLE_DEVICES', 'ROCR_VISIBLE_DEVICES', 'HIP_VISIBLE_DEVICES'];
 
-/** A device as the variables name it: an index, or a UUID such as `GPU-8f2c…` or `MIG-…`. */
-const DEVICE = /^[A-Za-z0-9][A-Za-z0-9_:.-]*$/;
+/**
+ * A device as the variables name it: an index, or a UUID such as `GPU-8f2c…`, `MIG-…`
+ * (or `MIG-GPU-…/1/0`, as older drivers list a MIG device).
+ */
+const DEVICE = /^(\d+|(GPU|MIG)-[A-Za-z0-9_:.\/-]+)$/;
 
 /**
  * A device a visibility variable shows: an index, or a GPU's or MIG instance's UUID.

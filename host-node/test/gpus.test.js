@@ -30,7 +30,8 @@ describe('--gpus: which devices', () => {
   test('a list names devices by index or UUID; bad lists are usage errors', () => {
     assert.deepEqual(parseGpus('0,1, 3'), ['0', '1', '3']);
     assert.deepEqual(parseGpus(['GPU-8f2c1a', 'MIG-1']), ['GPU-8f2c1a', 'MIG-1']);
-    for (const bad of ['', '0,,1', '0;1', '0,0', 'a b']) {
+    assert.deepEqual(parseGpus('MIG-GPU-8f2c1a/1/0'), ['MIG-GPU-8f2c1a/1/0']);
+    for (const bad of ['', '0,,1', '0;1', '0,0', 'a b', 'garbage', '-1', 'gpu0']) {
       assert.throws(() => parseGpus(bad), { code: 'usage' }, bad);
     }
   });
