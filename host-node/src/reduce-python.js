@@ -18,7 +18,16 @@ import { Workspace } from './python.js';
 import { createReducer, drive } from './reduce.js';
 import { MIB, settingsOf } from './settings.js';
 import { explainSyntaxError } from './syntax.js';
-import { failureInfo, likelyCauses, notReprinted, notReproduced, Oracle, ran } from './verdict.js';
+import {
+  failureInfo,
+  likelyCauses,
+  notReprinted,
+  notReproduced,
+  Oracle,
+  ran,
+  runnerDiffers,
+} from './verdict.js';
+import { failureKind } from './backends/result.js';
 
 /** @typedef {import('./reduce.js').Progress} Progress */
 /** @typedef {import('./reduce.js').AcceptedStep} AcceptedStep */
@@ -417,6 +426,30 @@ export async function reducePython(options) {
           reducer.free();
           reducer = createReducer(source, { ...options.engine, keepClasses: [kept] });
           original = reducer.best();
+        }
+        if (backendName === 'runner' && !launcher) {
+          // A candidate is a fork of a warm worker, not a fresh Python: the original,
+          // run as one in the same environment, must fail the same way there, or the
+          // runner cannot judge this program (a crash of a library's at its exit, say).
+          const plain = new SubprocBackend({ workspace, needle: errMsg, timeoutMs: timeout * 1000, jobs: 1 });
+          let run;
+          let runs = 0;
+          try {
+            do {
+              run = await plain.run(source, { signal });
+              runs += 1;
+            } while (runs < retries && ran(run) && !reproduces(run) && !signal?.aborted);
+          } finally {
+            await plain.close();
+          }
+          if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
+          if (!reproduces(run)) throw runnerDiffers(errMsg, run, failure.original, timeout, oracle.sameError);
+          if (failureKind(run) !== failure.original.kind) {
+            warn(
+              `the original fails with ${failureKind(run)} in a fresh python3 but with ${failure.original.kind} in the runner's ` +
+                'forked workers, which judge the candidates: use --backend subproc to judge them as a fresh python3 does',
+            );
+          }
         }
         if (original !== source) {
           // Every candidate rewrites the program as the engine prints it (no comments

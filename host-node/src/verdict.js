@@ -186,6 +186,29 @@ export function notReprinted(errMsg, run, original, timeout) {
 }
 
 /**
+ * The original reproduces in the runner's forked workers but not in a fresh Python
+ * given the same environment: the runner cannot judge this program's candidates.
+ * @param {string} errMsg
+ * @param {RunResult} run the fresh Python's last run
+ * @param {FailureInfo} original how the original failed in the runner
+ * @param {number} timeout seconds
+ * @param {boolean} sameError whether the kind of failure counts
+ */
+export function runnerDiffers(errMsg, run, original, timeout, sameError) {
+  const shown = original.ownOutput ? run.found : run.foundAnywhere;
+  const what =
+    shown && sameError
+      ? `it fails with ${failureKind(run)} there, with ${original.kind} in the runner`
+      : `${JSON.stringify(errMsg)} is not in its ${original.ownOutput ? 'own ' : ''}output there (${ending(run, timeout)})`;
+  return new AutoddError(
+    'not-reproduced',
+    `the original reproduces in the runner's forked workers, but not in a fresh python3: ${what}; ` +
+      'give --backend subproc, which runs each candidate in a fresh python3',
+    { details: "the fresh python3's run:\n" + outputOf(run) },
+  );
+}
+
+/**
  * @param {string} errMsg
  * @param {RunResult[]} runs the original's runs, none of which showed MSG
  * @param {number} timeout

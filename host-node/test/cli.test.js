@@ -502,10 +502,11 @@ describe('the example', { skip }, () => {
 describe('--warm-up', { skip }, () => {
   test('workers run it before forking; the final check runs the result without it', async () => {
     const dir = fixture({
-      // MSG exists only in what the warm-up leaves in the worker's builtins, which
-      // candidates inherit; a plain run of the program has none of it.
+      // The warm-up leaves MSG in the worker's builtins, which candidates inherit; a
+      // plain run of the program makes MSG itself, a smaller candidate only reads it.
       'warm.py': 'import builtins\nbuiltins.AUTODD_WARM = "WARM-UP " + "seen"\nprint("warm-up output")\n',
-      'prog.py': 'import builtins\nunused = 1\nprint(getattr(builtins, "AUTODD_WARM", "unseen"))\n',
+      'prog.py':
+        'import builtins\nunused = 1\nprint(getattr(builtins, "AUTODD_WARM", None) or "WARM-UP " + "seen")\n',
     });
     const run = await runCli(
       ['prog.py', '--err-msg', 'WARM-UP seen', '-o', 'min.py', '--warm-up', 'warm.py', '--report', 'r.json'],

@@ -330,6 +330,60 @@ check(32, 128)
   }
 });
 
+describe('the runner against a fresh python3', { skip }, () => {
+  // The worker's frames lie under a candidate's: a program that counts them fails one
+  // way in the runner and another in a fresh python3.
+  const dir = fixture({
+    'nested.py': 'import inspect\nx = 1\nif len(inspect.stack()) > 1:\n    raise ValueError("nested run")\n',
+    'status.py':
+      'import inspect, sys\nprint("stack check failed")\nx = 1\nsys.exit(3 if len(inspect.stack()) > 1 else 4)\n',
+  });
+
+  test('an original that reproduces only in the runner stops with exit 1 and names --backend subproc', async () => {
+    const r = await runCli(['nested.py', '--err-msg', 'nested run', '-o', 'min.py'], { cwd: dir });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /autodd: error: the original reproduces in the runner's forked workers, but not in a fresh python3: "nested run" is not in its own output there .*--backend subproc/,
+    );
+    assert.equal(fs.existsSync(path.join(dir, 'min.py')), false);
+  });
+
+  test('another kind of failure there: exit 1 with --same-error, a warning without', async () => {
+    const strict = await runCli(
+      ['status.py', '--err-msg', 'stack check failed', '-o', 'strict.py', '--same-error'],
+      { cwd: dir },
+    );
+    assert.equal(strict.code, 1, strict.stderr);
+    assert.match(
+      strict.stderr,
+      /it fails with exit status 4 there, with exit status 3 in the runner; give --backend subproc/,
+    );
+    const loose = await runCli(['status.py', '--err-msg', 'stack check failed', '-o', 'loose.py'], {
+      cwd: dir,
+    });
+    assert.match(
+      loose.stderr,
+      /warning: the original fails with exit status 4 in a fresh python3 but with exit status 3 in the runner/,
+    );
+    const subproc = await runCli(
+      [
+        'status.py',
+        '--err-msg',
+        'stack check failed',
+        '-o',
+        'sub.py',
+        '--same-error',
+        '--backend',
+        'subproc',
+      ],
+      { cwd: dir },
+    );
+    assert.equal(subproc.code, 0, subproc.stderr);
+    assert.match(subproc.stderr, /original: exit status 4/);
+  });
+});
+
 describe('--same-error', { skip }, () => {
   // MSG is printed before the failure; without --same-error any crash after the print
   // reproduces it, so the result ends with whatever is simplest.
