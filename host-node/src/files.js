@@ -53,8 +53,15 @@ export function checkOutput(output, source) {
     stat = undefined;
   }
   if (stat?.isDirectory()) throw new AutoddError('bad-input', `${output} is a directory`);
-  // OUTPUT is replaced by renaming a new file over it: a device, a FIFO or a link
+  // OUTPUT is replaced by renaming a new file over it: a link, a device or a FIFO
   // would be replaced by a plain file, not written to.
+  if (stat?.isSymbolicLink()) {
+    throw new AutoddError(
+      'bad-input',
+      `${output} is a symbolic link (to ${fs.readlinkSync(resolved)}): OUTPUT is replaced whole, ` +
+        'which would replace the link; give the file it points to',
+    );
+  }
   if (stat && !stat.isFile()) {
     throw new AutoddError(
       'bad-input',
@@ -79,7 +86,6 @@ export function checkOutput(output, source) {
  * @param {fs.Stats} stat
  */
 function kindOf(stat) {
-  if (stat.isSymbolicLink()) return 'a symbolic link';
   if (stat.isFIFO()) return 'a named pipe';
   if (stat.isCharacterDevice()) return 'a character device';
   if (stat.isBlockDevice()) return 'a block device';

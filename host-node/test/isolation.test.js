@@ -151,18 +151,25 @@ describe('candidates cannot touch the user files', { skip: skipIsolated }, () =>
     }
   }
 
-  test('a program its owner may not write (chmod 444) is reduced, and left as it was', async () => {
+  test('a program its owner may not write (chmod 444, in a folder of 555) is reduced, and left as it was', async () => {
     const { dir } = project({ 'ro.py': 'import os\nx = [1, 2]\nraise ValueError("boom sig")\n' });
     const file = path.join(dir, 'ro.py');
+    const out = tempDir();
     fs.chmodSync(file, 0o444);
-    for (const backend of BACKENDS) {
-      const r = await runCli(['ro.py', '--err-msg', 'boom sig', '-o', 'min.py', '--backend', backend], {
-        cwd: dir,
-      });
-      assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
-      assert.equal(fs.readFileSync(path.join(dir, 'min.py'), 'utf8'), "raise ValueError('boom sig')\n");
-      assert.equal(fs.statSync(file).mode & 0o777, 0o444);
-      assert.match(fs.readFileSync(file, 'utf8'), /^import os\n/);
+    fs.chmodSync(dir, 0o555);
+    try {
+      for (const backend of BACKENDS) {
+        const result = path.join(out, `${backend}.py`);
+        const r = await runCli(['ro.py', '--err-msg', 'boom sig', '-o', result, '--backend', backend], {
+          cwd: dir,
+        });
+        assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
+        assert.equal(fs.readFileSync(result, 'utf8'), "raise ValueError('boom sig')\n");
+        assert.equal(fs.statSync(file).mode & 0o777, 0o444);
+        assert.match(fs.readFileSync(file, 'utf8'), /^import os\n/);
+      }
+    } finally {
+      fs.chmodSync(dir, 0o755);
     }
   });
 

@@ -554,6 +554,13 @@ describe('kinds of failure the checks must see alike', { skip }, () => {
       'exit status 0',
     ],
     [
+      'an object that writes MSG as a program ends by an exception',
+      'raises.py',
+      'import sys\nclass Conn:\n    def __del__(self):\n        sys.stderr.write("connection leaked at exit\\n")\nconn = Conn()\nraise ValueError("boom")\n',
+      'connection leaked',
+      'ValueError',
+    ],
+    [
       'a recursion just short of the limit',
       'deep.py',
       'def nest(node, depth=0):\n    if node is None:\n        raise ValueError(f"unbalanced tree at depth {depth}")\n    return nest(node.get("child"), depth + 1)\ntree = None\nfor _ in range(990):\n    tree = {"child": tree}\nnest(tree)\n',
@@ -580,6 +587,21 @@ describe('kinds of failure the checks must see alike', { skip }, () => {
       }
     });
   }
+
+  test('a program recurses exactly as deep in every check', async () => {
+    const dir = fixture({
+      'deepest.py':
+        'def f(n):\n    return 0 if n == 0 else f(n - 1) + 1\nbest, lo, hi = 0, 1, 5000\nwhile lo <= hi:\n    mid = (lo + hi) // 2\n    try:\n        f(mid)\n        best, lo = mid, mid + 1\n    except RecursionError:\n        hi = mid - 1\nprint("deepest", best)\n',
+    });
+    const plain = spawnSync('python3', ['deepest.py'], { cwd: dir, encoding: 'utf8' }).stdout.trim();
+    assert.match(plain, /^deepest \d+$/);
+    for (const backend of BACKENDS) {
+      const r = await runCli(['deepest.py', '--err-msg', plain, '-o', 'min.py', '--backend', backend], {
+        cwd: dir,
+      });
+      assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
+    }
+  });
 
   // Python 3.13 colors its tracebacks when FORCE_COLOR is set, even into a pipe.
   const pyenv = path.join(process.env.PYENV_ROOT ?? path.join(os.homedir(), '.pyenv'), 'versions');

@@ -113,15 +113,19 @@ def execute(path, ahead=None):
         status = 1
         if isinstance(exc, KeyboardInterrupt):
             status = 128 + signal.SIGINT
-    # What the program made is freed at its shutdown, not held here.
+    # What the program made is freed at its shutdown, not held here (a traceback
+    # holds the program's frames, and through them its globals).
     del main
+    tb = None
     return finalize(status, ours), used
 
 
 def frames_below():
-    """How many frames the caller's caller stands on (this worker's, in a candidate)."""
-    count = 0
-    frame = sys._getframe(2)
+    """How many frames the program's first frame stands on in a candidate: the caller's
+    (`execute`) and the worker's below it, and before Python 3.12, whose recursion
+    limit counts the C calls of exec() too, two more (measured against `python3`)."""
+    count = 2 if sys.version_info < (3, 12) else 0
+    frame = sys._getframe(1)
     while frame is not None:
         count += 1
         frame = frame.f_back
@@ -171,10 +175,13 @@ def finalize(status, ours):
         except BaseException:
             if stream is sys.stdout:
                 status = 120
-    try:
-        clear_modules(ours)
-    except BaseException:
-        pass
+    # A plain run stops its daemon threads before it finalizes modules; here they
+    # would go on and see their modules emptied: with one still running, no finalizing.
+    if len(sys._current_frames()) == 1:
+        try:
+            clear_modules(ours)
+        except BaseException:
+            pass
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -200,7 +207,14 @@ def clear_modules(ours):
     module = None
     gc.collect()
     for ref in held:
-        namespace = getattr(ref(), "__dict__", None)
+        module = ref()
+        if module is None:
+            continue
+        try:
+            # Not getattr: a lazily loaded module (importlib.util.LazyLoader) would load.
+            namespace = object.__getattribute__(module, "__dict__")
+        except AttributeError:
+            continue
         if not isinstance(namespace, dict):
             continue
         for name in [n for n in namespace if n[:1] == "_" and n[1:2] != "_"]:

@@ -200,11 +200,12 @@ def place(config, text):
     try:
         fd = os.open(run_as, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     except PermissionError:
-        # A program the user may not write (chmod 444): the overlay's copy is replaced
-        # by a new file with its mode, readable as it is to its owner outside.
+        # A program the user may not write (chmod 444): its overlay copy is made
+        # writable for this, then given its mode back (readable to its owner, as
+        # Python must read it).
         mode = os.stat(run_as).st_mode & 0o7777
-        os.unlink(run_as)
-        fd = os.open(run_as, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.chmod(run_as, mode | 0o600)
+        fd = os.open(run_as, os.O_WRONLY | os.O_TRUNC)
         os.fchmod(fd, mode | 0o400)
     with os.fdopen(fd, "wb") as f:
         f.write(text)

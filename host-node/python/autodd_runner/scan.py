@@ -41,7 +41,7 @@ MAX_LINE = 65536
 
 MSG_LINE_CHARS = 200
 
-FRAME = re.compile(rb'( *\| )?  File ".*", line \d+')
+FRAME = re.compile(rb'( *\| )?  File "[^\n]*", line \d+')
 
 WARNING = re.compile(rb".*:\d+: [A-Za-z_][\w.]*Warning: ")
 

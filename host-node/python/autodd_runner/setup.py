@@ -48,14 +48,17 @@ def unshadow(folders, startup):
             continue
         for entry in entries:
             name, dot, rest = entry.partition(".")
-            if dot and (rest == "py" or rest == "pyc" or rest.endswith("so")):
+            if dot and (rest in ("py", "pyc", "so") or (rest.startswith("cpython-") and rest.endswith(".so"))):
                 shadows.add(name)
             elif not dot and os.path.isfile(os.path.join(folder, entry, "__init__.py")):
                 shadows.add(name)
-    for name in list(sys.modules):
+    for name, module in list(sys.modules.items()):
         top = name.partition(".")[0]
+        # The program's own (a preloaded library imported it) stay.
+        where = getattr(module, "__file__", None) or ""
         if (
             top in shadows
+            and not any(where.startswith(os.path.join(folder, "")) for folder in folders)
             and top not in startup
             and top not in sys.builtin_module_names
             and importlib.machinery.FrozenImporter.find_spec(top) is None

@@ -21,7 +21,7 @@ const MSG_LINE_CHARS = 200;
  * exception group each line carries a margin such as `  | `. The path is as Python
  * prints it, unescaped: it may hold a `"`.
  */
-const FRAME = /^( *\| )?  File ".*", line \d+/;
+const FRAME = /^( *\| )?  File "[^\n]*", line \d+/;
 /** `x.py:3: UserWarning: …`: the next line, indented by two, quotes the source. */
 const WARNING = /^[^\n]*:\d+: [A-Za-z_][\w.]*Warning: /;
 /** A traceback at the top level (not one of a group's sub-exceptions). */
