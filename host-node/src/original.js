@@ -43,3 +43,22 @@ export async function runOriginal(backend, original, { jobs, retries, signal }) 
   }
   return checks;
 }
+
+/**
+ * Runs `text` until a run reproduces, up to `retries` runs in all (a run that hung,
+ * or one cut short by `signal`, is not repeated): a second check of the original, in
+ * another form or another Python. Returns the last run.
+ * @param {{ run: (text: string, how: { signal?: AbortSignal }) => Promise<RunResult> }} backend
+ * @param {string} text
+ * @param {{ retries: number, signal?: AbortSignal, reproduces: (run: RunResult) => boolean }} how
+ * @returns {Promise<RunResult>}
+ */
+export async function runUntilReproduced(backend, text, { retries, signal, reproduces }) {
+  let run;
+  let runs = 0;
+  do {
+    run = await backend.run(text, { signal });
+    runs += 1;
+  } while (runs < retries && ran(run) && !reproduces(run) && !signal?.aborted);
+  return run;
+}

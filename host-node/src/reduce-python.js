@@ -13,7 +13,7 @@ import { AutoddError, fromEngine } from './errors.js';
 import { OutputWriter } from './files.js';
 import { finishInterrupted, finishReduction } from './finish.js';
 import { TimeLimits } from './limits.js';
-import { runOriginal } from './original.js';
+import { runOriginal, runUntilReproduced } from './original.js';
 import { Workspace } from './python.js';
 import { createReducer, drive } from './reduce.js';
 import { MIB, settingsOf } from './settings.js';
@@ -433,17 +433,13 @@ export async function reducePython(options) {
           // runner cannot judge this program (a crash of a library's at its exit, say).
           const plain = new SubprocBackend({ workspace, needle: errMsg, timeoutMs: timeout * 1000, jobs: 1 });
           let run;
-          let runs = 0;
           try {
-            do {
-              run = await plain.run(source, { signal });
-              runs += 1;
-            } while (runs < retries && ran(run) && !reproduces(run) && !signal?.aborted);
+            run = await runUntilReproduced(plain, source, { retries, signal, reproduces });
           } finally {
             await plain.close();
           }
           if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
-          if (!reproduces(run)) throw runnerDiffers(errMsg, run, failure.original, timeout, oracle.sameError);
+          if (!reproduces(run)) throw runnerDiffers(errMsg, run, failure.original, timeout);
           if (failureKind(run) !== failure.original.kind) {
             warn(
               `the original fails with ${failureKind(run)} in a fresh python3 but with ${failure.original.kind} in the runner's ` +
@@ -454,12 +450,7 @@ export async function reducePython(options) {
         if (original !== source) {
           // Every candidate rewrites the program as the engine prints it (no comments
           // or blank lines, quotes and layout its own): that copy must reproduce too.
-          let copy;
-          let runs = 0;
-          do {
-            copy = await backend.run(original, { signal });
-            runs += 1;
-          } while (runs < retries && ran(copy) && !reproduces(copy) && !signal?.aborted);
+          const copy = await runUntilReproduced(backend, original, { retries, signal, reproduces });
           if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
           if (!reproduces(copy)) throw notReprinted(errMsg, copy, failure.original, timeout);
         }

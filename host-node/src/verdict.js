@@ -165,6 +165,24 @@ function ending(run, timeout) {
 }
 
 /**
+ * How a second check of the original (another form of it, or another Python) failed
+ * where it did not reproduce: having shown MSG, it failed another way (`--same-error`);
+ * else MSG was missing.
+ * @param {string} errMsg
+ * @param {RunResult} run its last run
+ * @param {FailureInfo} original how the original failed
+ * @param {number} timeout seconds
+ * @param {{ there: string, versus: string }} words where it ran (` there`, or empty),
+ *   and the original's kind of failure as the sentence names it
+ */
+function failedOtherwise(errMsg, run, original, timeout, { there, versus }) {
+  const shown = original.ownOutput ? run.found : run.foundAnywhere;
+  return shown
+    ? `it fails with ${failureKind(run)}${there}, ${versus}`
+    : `${JSON.stringify(errMsg)} is not in its ${original.ownOutput ? 'own ' : ''}output${there} (${ending(run, timeout)})`;
+}
+
+/**
  * The original reproduces as its author wrote it but not as the engine prints it,
  * the text every candidate is a rewrite of: how it fails hangs on that text.
  * @param {string} errMsg
@@ -173,10 +191,10 @@ function ending(run, timeout) {
  * @param {number} timeout seconds
  */
 export function notReprinted(errMsg, run, original, timeout) {
-  const shown = original.ownOutput ? run.found : run.foundAnywhere;
-  const what = shown
-    ? `it fails with ${failureKind(run)}, the original with ${original.kind}`
-    : `${JSON.stringify(errMsg)} is not in its ${original.ownOutput ? 'own ' : ''}output (${ending(run, timeout)})`;
+  const what = failedOtherwise(errMsg, run, original, timeout, {
+    there: '',
+    versus: `the original with ${original.kind}`,
+  });
   return new AutoddError(
     'not-reproduced',
     `the original reproduces, but not once printed without its comments and layout, the copy autodd reduces: ${what}; ` +
@@ -192,14 +210,12 @@ export function notReprinted(errMsg, run, original, timeout) {
  * @param {RunResult} run the fresh Python's last run
  * @param {FailureInfo} original how the original failed in the runner
  * @param {number} timeout seconds
- * @param {boolean} sameError whether the kind of failure counts
  */
-export function runnerDiffers(errMsg, run, original, timeout, sameError) {
-  const shown = original.ownOutput ? run.found : run.foundAnywhere;
-  const what =
-    shown && sameError
-      ? `it fails with ${failureKind(run)} there, with ${original.kind} in the runner`
-      : `${JSON.stringify(errMsg)} is not in its ${original.ownOutput ? 'own ' : ''}output there (${ending(run, timeout)})`;
+export function runnerDiffers(errMsg, run, original, timeout) {
+  const what = failedOtherwise(errMsg, run, original, timeout, {
+    there: ' there',
+    versus: `with ${original.kind} in the runner`,
+  });
   return new AutoddError(
     'not-reproduced',
     `the original reproduces in the runner's forked workers, but not in a fresh python3: ${what}; ` +

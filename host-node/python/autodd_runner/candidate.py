@@ -169,12 +169,8 @@ def finalize(status, ours):
         atexit._run_exitfuncs()
     except BaseException:
         pass
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:
-            if stream is sys.stdout:
-                status = 120
+    if not flush():
+        status = 120
     # A plain run stops its daemon threads before it finalizes modules; here they
     # would go on and see their modules emptied: with one still running, no finalizing.
     if len(sys._current_frames()) == 1:
@@ -182,12 +178,21 @@ def finalize(status, ours):
             clear_modules(ours)
         except BaseException:
             pass
+    flush()
+    return status
+
+
+def flush():
+    """Flushes stdout and stderr; whether stdout took it (Python exits with 120 when
+    it cannot flush stdout at the end)."""
+    flushed = True
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except BaseException:
-            pass
-    return status
+            if stream is sys.stdout:
+                flushed = False
+    return flushed
 
 
 def clear_modules(ours):
