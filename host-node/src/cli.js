@@ -87,7 +87,14 @@ export function parseCli(argv) {
     });
   } catch (err) {
     // One line: parseArgs adds a hint on a line of its own.
-    throw new AutoddError('usage', /** @type {Error} */ (err).message.split('\n')[0]);
+    const line = /** @type {Error} */ (err).message.split('\n')[0];
+    const ambiguous = /^Option '(?:-\w, )?(--?[\w-]+)[^']*' argument is ambiguous/.exec(line);
+    throw new AutoddError(
+      'usage',
+      ambiguous
+        ? `${ambiguous[1]} needs a value before the next option (one that starts with "-" as ${VALUED.get(ambiguous[1]) ?? ambiguous[1]}=VALUE)`
+        : line,
+    );
   }
   const { values, positionals } = parsed;
   /** @param {string} name an option that takes a value */
@@ -167,32 +174,45 @@ export function parseCli(argv) {
 }
 
 /** The options that take a number. */
-const NUMERIC = new Map([
-  ['--timeout', '--timeout'],
-  ['-j', '--jobs'],
-  ['--jobs', '--jobs'],
-  ['--retries', '--retries'],
-  ['--memory-limit', '--memory-limit'],
-]);
+/** `--name` and `-x` of every option that takes a value, each to its long spelling */
+const VALUED = new Map(
+  Object.entries(OPTIONS).flatMap(([name, o]) => {
+    if (o.type !== 'string') return [];
+    /** @type {[string, string][]} */
+    const spellings = [[`--${name}`, `--${name}`]];
+    if (o.short) spellings.push([`-${o.short}`, `--${name}`]);
+    return spellings;
+  }),
+);
 
 /**
- * `-j -1` as `--jobs=-1`: parseArgs takes a value that starts with a dash for an
- * option of its own, and the user should hear what is wrong with the number.
+ * `--err-msg "-> bad"` and `-j -1` as `--err-msg=-> bad` and `--jobs=-1`: parseArgs
+ * takes a value that starts with a dash for an option of its own ("ambiguous"), and
+ * the user should get the value's own check. A known option stays an option.
  * @param {string[]} argv
  */
 function negativeValues(argv) {
   /** @type {string[]} */
   const out = [];
   for (let i = 0; i < argv.length; i++) {
-    const name = NUMERIC.get(argv[i]);
-    if (name && i + 1 < argv.length && /^-[\d.]/.test(argv[i + 1])) {
-      out.push(`${name}=${argv[i + 1]}`);
+    const name = VALUED.get(argv[i]);
+    const next = argv[i + 1];
+    if (name && next !== undefined && next.startsWith('-') && next !== '--' && !isOption(next)) {
+      out.push(`${name}=${next}`);
       i += 1;
     } else {
       out.push(argv[i]);
     }
   }
   return out;
+}
+
+/** @param {string} arg `--name`, `--name=…`, `-x` or `-x…` of a known option */
+function isOption(arg) {
+  const long = /^--([^=]+)/.exec(arg);
+  if (long) return Object.hasOwn(OPTIONS, long[1]);
+  const short = arg[1];
+  return Object.values(OPTIONS).some((o) => o.short === short);
 }
 
 /**
@@ -455,6 +475,8 @@ function notReproducedLine(result, args) {
   const head =
     `wrote ${args.output}, but it did NOT reproduce in ${final?.runs ?? 1} runs on its own` +
     (args.warmUp && !result.warmUpDropped ? ` (without ${args.warmUp}, which the workers ran first)` : '');
+  const named = namedProgram(args);
+  if (named) return `${head}: ${named}`;
   if (!final || !original || final.kind === original.kind) {
     return `${head}: the failure may be flaky (see --retries)`;
   }
@@ -465,6 +487,24 @@ function notReproducedLine(result, args) {
     `${head}: it ends with ${final.kind}` +
     (outputDir === programDir ? '' : ` (it runs in ${outputDir}, the program's files are in ${programDir})`)
   );
+}
+
+/**
+ * Why a result that runs under another name may miss MSG: MSG names the program's file
+ * (built from `__file__`, as in a traceback's own line). Empty when it does not.
+ * @param {CliArgs} args
+ */
+function namedProgram(args) {
+  const source = path.basename(args.source);
+  const output = path.basename(args.output);
+  const stem = source.replace(/\.py$/, '');
+  const name = args.errMsg.includes(source)
+    ? source
+    : stem.length >= 3 && args.errMsg.includes(stem)
+      ? stem
+      : '';
+  if (!name || output.includes(name)) return '';
+  return `MSG holds ${JSON.stringify(name)}, the program's file name, and the result runs as ${output}: give OUTPUT a name that holds it, or leave it out of --err-msg`;
 }
 
 /**

@@ -173,6 +173,7 @@ describe('bad input', { skip }, () => {
       ['ok.py', '--err-msg', 'BUG', '-o', out, '-j', '-1'],
       /-j must be a positive integer, not '-1'/,
     ],
+    ['--gpus -1', ['ok.py', '--err-msg', 'BUG', '-o', out, '--gpus', '-1'], /--gpus takes device indices/],
     [
       '--timeout -5',
       ['ok.py', '--err-msg', 'BUG', '-o', out, '--timeout', '-5'],
@@ -531,6 +532,29 @@ describe('--warm-up', { skip }, () => {
       quiet.stderr,
       /^autodd: warning: wrote min\.py, but it did NOT reproduce in 2 runs on its own/m,
     );
+  });
+});
+
+describe('a result whose MSG came from its file name', { skip }, () => {
+  test('says so rather than calling the failure flaky', async () => {
+    const dir = fixture({
+      'bugfile.py': 'import os\nunused = 1\nraise RuntimeError("broken in " + os.path.basename(__file__))\n',
+    });
+    const other = await runCli(['bugfile.py', '--err-msg', 'broken in bugfile', '-o', 'out.py'], {
+      cwd: dir,
+    });
+    assert.equal(other.code, 1, other.stderr);
+    assert.match(
+      other.stderr,
+      /did NOT reproduce in 2 runs on its own: MSG holds "bugfile", the program's file name, and the result runs as out\.py/,
+    );
+    assert.doesNotMatch(other.stderr, /flaky/);
+    // Named so, the same result reproduces.
+    const named = await runCli(['bugfile.py', '--err-msg', 'broken in bugfile', '-o', 'bugfile.min.py'], {
+      cwd: dir,
+    });
+    assert.equal(named.code, 0, named.stderr);
+    assert.match(runPython('bugfile.min.py', dir).output, /broken in bugfile\.min\.py/);
   });
 });
 

@@ -36,6 +36,16 @@ test('the parser takes every declared option, and --help lists each', () => {
   }
 });
 
+test('a value that starts with a dash is a value, unless it is an option', () => {
+  const base = ['p.py', '-o', 'out.py'];
+  const parsed = /** @type {Record<string, any>} */ (parseCli([...base, '--err-msg', '-> K mismatch']));
+  assert.equal(parsed.errMsg, '-> K mismatch');
+  assert.throws(
+    () => parseCli([...base, '--err-msg', 'M', '-j', '--timeout', '3']),
+    /^AutoddError: -j needs a value before the next option \(one that starts with "-" as --jobs=VALUE\)$/,
+  );
+});
+
 test('every line of --help fits in 80 columns', () => {
   for (const line of helpText().split('\n')) assert.ok(line.length <= 80, line);
 });
