@@ -28,3 +28,13 @@ export function loadEngine() {
   }
   return /** @type {Engine} */ (engine);
 }
+
+/**
+ * Forgets the engine: the next `loadEngine()` makes a new instance. For after a stack
+ * overflow inside the engine, which unwinds past the wasm code's own stack pointer and
+ * leaves that instance unusable. Reducers made before keep the old one.
+ */
+export function reloadEngine() {
+  delete require.cache[require.resolve('../pkg/autodd_wasm.js')];
+  engine = undefined;
+}

@@ -3,7 +3,7 @@
 // a candidate, cancel one, report a verdict) and tells it when each run ends.
 
 import { AutoddError, fromEngine } from './errors.js';
-import { loadEngine } from './engine.js';
+import { loadEngine, reloadEngine } from './engine.js';
 
 /** @typedef {import('../pkg/autodd_wasm.js').Reducer} Reducer */
 /** @typedef {import('../pkg/autodd_wasm.js').Candidate} Candidate */
@@ -79,6 +79,15 @@ export function createReducer(source, options) {
   try {
     return new Reducer(source, options);
   } catch (err) {
+    if (err instanceof RangeError || err instanceof WebAssembly.RuntimeError) {
+      // The engine recurses once per level of the syntax tree, and ran out of stack.
+      reloadEngine();
+      throw new AutoddError(
+        'bad-input',
+        'the program nests expressions or statements deeper than autodd can parse ' +
+          '(an expression of thousands of terms); split the deepest one',
+      );
+    }
     throw fromEngine(err);
   }
 }

@@ -109,6 +109,17 @@ describe('reduce()', { skip }, () => {
     );
   });
 
+  test('refuses a program nested too deep in one error, and reduces deep ones after it', async () => {
+    await assert.rejects(
+      reduce({ source: `x = ${'-'.repeat(20000)}1\n`, isInteresting: async () => true }),
+      (err) => err instanceof AutoddError && err.code === 'bad-input' && /nests .* deeper/.test(err.message),
+    );
+    // A generated sum of 2,000 terms: the engine recurses once per term.
+    const sum = `x = ${Array(2000).fill('1').join(' + ')}\nunused = 1\nprint("needle", x)\n`;
+    const deep = await reduce({ source: sum, isInteresting: async (c) => c.includes('needle') });
+    assert.doesNotMatch(deep.source, /unused/);
+  });
+
   test('stops on abort and returns the best so far', async () => {
     const controller = new AbortController();
     let calls = 0;
