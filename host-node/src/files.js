@@ -25,6 +25,16 @@ export function readSource(file) {
     if (err instanceof AutoddError) throw err;
     throw new AutoddError('bad-input', `cannot read ${file}: ${describeFsError(err)}`);
   }
+  const declared = declaredEncoding(bytes);
+  // What the file declares decides how Python reads it; autodd reads and writes UTF-8,
+  // which only ASCII means the same in (for every other encoding Python knows).
+  if (declared && bytes.some((b) => b > 0x7f)) {
+    throw new AutoddError(
+      'bad-input',
+      `${file} declares its encoding as ${declared}, and autodd reads UTF-8 only: ` +
+        `convert it (iconv -f ${declared} -t utf-8) and drop the declaration`,
+    );
+  }
   /** @type {string} */
   let text;
   try {
@@ -34,6 +44,29 @@ export function readSource(file) {
   }
   if (text.trim() === '') throw new AutoddError('bad-input', `${file} is empty`);
   return text;
+}
+
+/**
+ * The encoding a PEP 263 declaration (`# -*- coding: latin-1 -*-` on line 1 or 2)
+ * names, if other than UTF-8.
+ * @param {Buffer} bytes
+ * @returns {string | undefined}
+ */
+function declaredEncoding(bytes) {
+  const head = bytes
+    .subarray(0, 1024)
+    .toString('latin1')
+    .split(/\r\n|\r|\n/, 2);
+  for (const line of head) {
+    const cookie = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/.exec(line);
+    if (cookie) {
+      const name = cookie[1].toLowerCase().replace(/_/g, '-');
+      return name === 'utf-8' || name === 'utf8' || name.startsWith('utf-8-') ? undefined : cookie[1];
+    }
+    // Line 2 counts only after a comment or a blank line.
+    if (!/^[ \t\f]*(#.*)?$/.test(line)) break;
+  }
+  return undefined;
 }
 
 /**

@@ -119,6 +119,8 @@ describe('bad input', { skip }, () => {
     'blank.py': '\n   \n',
     'latin1.py': Buffer.from([0x70, 0x72, 0x69, 0x6e, 0x74, 0x28, 0x22, 0xe9, 0x22, 0x29, 0x0a]),
     'syntax.py': 'x = 1\nif x:\n    y = (1,\nprint("BUG")\n',
+    // Valid UTF-8 that Python reads as Latin-1: "cafÃ©", not "café".
+    'declared.py': '#!/usr/bin/env python3\n# -*- coding: latin-1 -*-\ns = "café"\nprint("BUG", s)\n',
   });
   fs.mkdirSync(path.join(dir, 'adir'));
   fs.symlinkSync(path.join(dir, 'ok.py'), path.join(dir, 'link.py'));
@@ -134,6 +136,11 @@ describe('bad input', { skip }, () => {
     ['nonexistent SOURCE', ['nope.py', '--err-msg', 'BUG', '-o', out], /cannot read nope\.py: no such file/],
     ['a directory', ['adir', '--err-msg', 'BUG', '-o', out], /adir is a directory/],
     ['non-UTF-8', ['latin1.py', '--err-msg', 'BUG', '-o', out], /not valid UTF-8/],
+    [
+      'an encoding other than UTF-8 declared',
+      ['declared.py', '--err-msg', 'BUG', '-o', out],
+      /declared\.py declares its encoding as latin-1, and autodd reads UTF-8 only: convert it \(iconv -f latin-1 -t utf-8\)/,
+    ],
     ['an empty file', ['empty.py', '--err-msg', 'BUG', '-o', out], /empty\.py is empty/],
     ['a blank file', ['blank.py', '--err-msg', 'BUG', '-o', out], /blank\.py is empty/],
     ['a syntax error', ['syntax.py', '--err-msg', 'BUG', '-o', out], /syntax\.py: .*line \d+, column \d+/],

@@ -57,16 +57,23 @@ pub fn preprocess(source: &str) -> Result<(Vec<Stmt>, Vec<String>), Error> {
     let mut open: Vec<(u32, u32)> = Vec::new();
 
     // Finding comments takes a second pass of the parser: only when a marker may be there.
-    let comments = if source.contains("autodd:") {
+    let comments = if source.contains("autodd") || source.contains("AUTODD") {
         parse::comments(source)
     } else {
         Vec::new()
     };
     for comment in comments {
+        let line = comment.line;
         let Some(marker) = Marker::parse(&comment.text) else {
+            if Marker::near_miss(&comment.text) {
+                warnings.push(format!(
+                    "line {line}: `{}` is not a freeze marker (`# autodd: freeze`, \
+                     `# autodd: freeze-start`, `# autodd: end-freeze`); ignored",
+                    comment.text.trim()
+                ));
+            }
             continue;
         };
-        let line = comment.line;
         match marker {
             Marker::Line => {
                 let line_text = source.lines().nth(line as usize - 1).unwrap_or("");
@@ -113,6 +120,19 @@ pub fn preprocess(source: &str) -> Result<(Vec<Stmt>, Vec<String>), Error> {
         }
     }
     if !marks.is_empty() {
+        for (offset, what) in unwrappable(&body, &marks) {
+            marks.remove(&offset);
+            let line = index.line(offset as usize);
+            warnings.push(format!(
+                "line {line}: {what} cannot be frozen (inside `with __freeze__:` it {}); \
+                 it is reduced like unmarked code",
+                if what == DOCSTRING {
+                    "would be a plain string"
+                } else {
+                    "would no longer come first, a SyntaxError"
+                }
+            ));
+        }
         wrap_marked(&mut body, &marks);
     }
     if uses_freeze(&mut body) && !body.iter().any(is_freeze_import) {
@@ -138,6 +158,15 @@ impl Marker {
             "end-freeze" => Some(Marker::End),
             _ => None,
         }
+    }
+
+    /// A comment that looks meant as a marker but is none: `# AUTODD: FREEZE`,
+    /// `# autodd: freeze-end`, `# autodd : freeze`.
+    fn near_miss(comment: &str) -> bool {
+        let lower = comment.to_ascii_lowercase();
+        lower
+            .find("autodd")
+            .is_some_and(|at| lower[at..].contains("freez") || lower[at..].contains("froz"))
     }
 }
 
@@ -290,6 +319,38 @@ fn freeze_block(body: Vec<Stmt>) -> Stmt {
         body,
         type_comment: None,
     })
+}
+
+const DOCSTRING: &str = "a docstring";
+
+/// The marked statements that a `with __freeze__:` would change the meaning of: a
+/// docstring (a body's first string) and a `from __future__` import. Sorted by offset.
+fn unwrappable(body: &[Stmt], marks: &HashSet<u32>) -> Vec<(u32, &'static str)> {
+    fn visit(body: &[Stmt], marks: &HashSet<u32>, found: &mut Vec<(u32, &'static str)>) {
+        for (i, stmt) in body.iter().enumerate() {
+            let offset = u32::from(stmt.start());
+            let docstring = i == 0
+                && matches!(stmt, Stmt::Expr(e)
+                    if matches!(&*e.value, Expr::Constant(c) if matches!(c.value, ast::Constant::Str(_))));
+            let future = matches!(stmt, Stmt::ImportFrom(f)
+                if f.module.as_ref().is_some_and(|m| m.as_str() == "__future__"));
+            if marks.contains(&offset) && (docstring || future) {
+                let what = if docstring {
+                    DOCSTRING
+                } else {
+                    "a `from __future__` import"
+                };
+                found.push((offset, what));
+            }
+            for inner in child_bodies(stmt) {
+                visit(inner, marks, found);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    visit(body, marks, &mut found);
+    found.sort_unstable();
+    found
 }
 
 /// Wraps each run of consecutive marked statements in one `with __freeze__:`.

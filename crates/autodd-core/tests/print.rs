@@ -197,6 +197,23 @@ fn negative_constants_get_parentheses() {
 }
 
 #[test]
+fn integers_too_long_for_a_decimal_literal_stay_hex() {
+    // 4,300 decimal digits are the most CPython reads; 0x + 4,000 f's has 4,817.
+    let big = format!("0x{}", "f".repeat(4000));
+    assert_eq!(unparse_expr(&expr_of(&big)), big);
+    let mut minus = expr_of("x ** 2");
+    if let (ast::Expr::BinOp(b), ast::Expr::Constant(c)) = (&mut minus, expr_of(&big)) {
+        if let ast::Constant::Int(i) = c.value {
+            *b.left = constant(ast::Constant::Int(-i));
+        }
+    }
+    assert_eq!(unparse_expr(&minus), format!("(-{big}) ** 2"));
+    let limit = "9".repeat(4300);
+    assert_eq!(unparse_expr(&expr_of(&limit)), limit);
+    assert_eq!(unparse_expr(&expr_of("0xff")), "255");
+}
+
+#[test]
 fn constants_the_parser_never_makes() {
     let tuple = ast::Constant::Tuple(vec![ast::Constant::Int(1.into()), ast::Constant::None]);
     assert_eq!(unparse_expr(&constant(tuple)), "(1, None)");

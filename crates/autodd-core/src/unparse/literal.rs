@@ -18,6 +18,9 @@ use num_bigint::Sign;
 
 use super::expr::prec;
 use super::{quote_bit, Printer};
+
+/// The longest decimal integer literal CPython's default `int_max_str_digits` reads.
+const MAX_DECIMAL_DIGITS: usize = 4300;
 use crate::parse::ast::{self, Constant, ConversionFlag, Expr};
 
 /// The precedence of a constant as printed: negative numbers (only the engine makes
@@ -129,7 +132,15 @@ impl Printer {
             Constant::Str(s) => self.str_literal(s, kind == Some("u")),
             Constant::Bytes(b) => self.bytes_literal(b),
             Constant::Int(i) => {
-                let _ = write!(self.out, "{i}");
+                // CPython reads at most 4,300 digits of a decimal literal
+                // (`sys.int_max_str_digits`); a longer number, written in hex, octal or
+                // binary, or halved from one, is printed in hex.
+                let decimal = i.to_string();
+                if decimal.trim_start_matches('-').len() > MAX_DECIMAL_DIGITS {
+                    let _ = write!(self.out, "{i:#x}");
+                } else {
+                    self.push(&decimal);
+                }
             }
             Constant::Float(f) => self.float(*f, true),
             Constant::Complex { real, imag } => {
