@@ -18,10 +18,10 @@ use num_bigint::Sign;
 
 use super::expr::prec;
 use super::{quote_bit, Printer};
+use crate::parse::ast::{self, Constant, ConversionFlag, Expr};
 
 /// The longest decimal integer literal CPython's default `int_max_str_digits` reads.
 const MAX_DECIMAL_DIGITS: usize = 4300;
-use crate::parse::ast::{self, Constant, ConversionFlag, Expr};
 
 /// The precedence of a constant as printed: negative numbers (only the engine makes
 /// them; the parser gives a unary minus) print with a sign, like a unary operation.
@@ -275,6 +275,25 @@ impl Printer {
         let usable = |q: char| !text.contains(q) && self.fquotes & quote_bit(q) == 0;
         let q = ['\'', '"'].into_iter().find(|&q| usable(q));
         let ok = q.is_some() && self.field_text_ok(text, 0);
+        if !ok && self.field_text_ok(text, 0) {
+            // Both quotes in the text (`x'y"z`): a triple quote that no enclosing
+            // f-string uses, neither inside the text nor ending it.
+            let tripled = |q: char| {
+                (self.fquotes | self.fsoft) & quote_bit(q) == 0
+                    && !text.contains(&q.to_string().repeat(3))
+                    && !text.ends_with(q)
+            };
+            if let Some(q) = ['\'', '"'].into_iter().find(|&q| tripled(q)) {
+                for _ in 0..3 {
+                    self.out.push(q);
+                }
+                write(&mut self.out, q, true);
+                for _ in 0..3 {
+                    self.out.push(q);
+                }
+                return;
+            }
+        }
         if !ok {
             self.fstring_failed = true;
         }

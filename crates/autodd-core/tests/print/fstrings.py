@@ -63,3 +63,6 @@ f'{b"bytes"}'
 f'{x:{y}}' f'{z:{w}}'
 f'{1}{2}'
 f'{x}' '{not a field}'
+# a replacement field's string holds both quotes: a triple quote the f-string leaves free
+f"""{'''x'y"z'''}"""
+f'''{"""x'y"z"""!r:>12}'''
