@@ -227,8 +227,9 @@ function isOption(arg) {
 function number(name, text, fallback, integer, unit = 'seconds') {
   if (text === undefined) return fallback;
   const value = Number(text);
-  const ok =
-    text.trim() !== '' && Number.isFinite(value) && value > 0 && (!integer || Number.isInteger(value));
+  // Digits only: Number() also reads ' 2', '0x2' and '1e9'.
+  const spelled = integer ? /^[0-9]+$/ : /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/;
+  const ok = spelled.test(text) && Number.isFinite(value) && value > 0;
   if (!ok) {
     const what = integer ? 'a positive integer' : `a positive number of ${unit}`;
     throw new AutoddError('usage', `${name} must be ${what}, not '${text}'`);

@@ -270,5 +270,11 @@ export function checkJobs(jobs) {
   if (typeof jobs !== 'number' || !Number.isInteger(jobs) || jobs < 1) {
     throw new AutoddError('usage', `jobs must be a positive integer, not ${String(jobs)}`);
   }
+  // Each job has a folder, a worker and a process at a time: a typo's billion jobs
+  // would fill the disk's inodes before the first run.
+  if (jobs > MAX_JOBS) throw new AutoddError('usage', `jobs must be at most ${MAX_JOBS}, not ${jobs}`);
   return jobs;
 }
+
+/** The most jobs a reduction takes, `forceJobs` or not. */
+export const MAX_JOBS = 1024;

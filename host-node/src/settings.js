@@ -18,6 +18,8 @@ import { checkJobs } from './reduce.js';
  * and a run's timers add their grace to it.
  */
 const MAX_TIMEOUT = 1_000_000;
+/** Runs of one candidate at most: a flaky failure shows in far fewer. */
+const MAX_RETRIES = 100;
 
 /** @typedef {import('../index.js').ReducePythonOptions} PythonReduceOptions */
 
@@ -70,10 +72,10 @@ export function settingsOf(options) {
   if (options.stdin !== undefined) checkStdin(options.stdin);
   const warmUp = options.warmUp === undefined ? undefined : warmUpOf(options.warmUp, backendName);
   const retries = options.retries ?? 1;
-  if (!Number.isInteger(retries) || retries < 1) {
+  if (!Number.isInteger(retries) || retries < 1 || retries > MAX_RETRIES) {
     throw new AutoddError(
       'usage',
-      `retries must be a whole number of runs, at least 1, not ${String(retries)}`,
+      `retries must be a whole number of runs from 1 to ${MAX_RETRIES}, not ${String(retries)}`,
     );
   }
   const sameError = options.sameError === true;

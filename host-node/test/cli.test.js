@@ -182,6 +182,16 @@ describe('bad input', { skip }, () => {
     ],
     ['--gpus -1', ['ok.py', '--err-msg', 'BUG', '-o', out, '--gpus', '-1'], /--gpus takes device indices/],
     [
+      '-j 1e9',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '-j', '1e9', '--force-jobs'],
+      /-j must be a positive integer, not '1e9'/,
+    ],
+    [
+      '-j 0x2',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '-j', '0x2'],
+      /-j must be a positive integer, not '0x2'/,
+    ],
+    [
       '--timeout -5',
       ['ok.py', '--err-msg', 'BUG', '-o', out, '--timeout', '-5'],
       /--timeout must be a positive number/,

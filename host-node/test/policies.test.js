@@ -46,6 +46,8 @@ describe('settings', () => {
       [{ retries: 1.5 }, /retries must be a whole number/],
       [{ jobs: 0 }, /jobs must be a positive integer/],
       [{ jobs: 1000 }, /force it with --force-jobs/],
+      [{ jobs: 1e9, forceJobs: true }, /jobs must be at most 1024, not 1000000000/],
+      [{ retries: 1e9 }, /retries must be a whole number of runs from 1 to 100/],
       [{ backend: 'subproc', memoryLimit: 100 }, /memory limit needs the runner backend/],
       [{ memoryLimit: -1 }, /memory limit must be a positive number/],
       [{ file: 'a.py' }, /exactly one of file and source/],
