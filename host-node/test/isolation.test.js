@@ -103,6 +103,16 @@ os.chmod(here, 0o555)
 raise RuntimeError("cleanup finished badly")
 `,
   },
+  // Removes a folder that was there before the run, files and all: an overlay must let
+  // it (with user.* attributes; a kernel that refuses them gave EIO).
+  'clean.py': {
+    msg: 'stale build removed',
+    source: `import os, shutil
+shutil.rmtree("sub")
+assert not os.path.exists("sub")
+raise RuntimeError("stale build removed")
+`,
+  },
   // A bounded fork bomb: 40 processes that each write a file and sleep; with the
   // program's own limit they stop there, and all of them must die with the run.
   'forks.py': {

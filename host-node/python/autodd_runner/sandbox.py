@@ -145,7 +145,14 @@ def isolate(config):
 def _mount_overlay(folder, lower, upper, work):
     """Mounts an overlay on `folder`, its layers given by file descriptor."""
     fd = "/proc/self/fd/"
-    _mount("overlay", folder, "overlay", 0, f"lowerdir={fd}{lower},upperdir={fd}{upper},workdir={fd}{work}")
+    layers = f"lowerdir={fd}{lower},upperdir={fd}{upper},workdir={fd}{work}"
+    # `userxattr`: the overlay keeps its marks in user.* attributes, the only ones a user
+    # namespace may set; without, removing a folder that exists below (rmtree of a build
+    # folder) fails with EIO. Kernels before 5.11, or a tmpfs before 6.6, refuse it.
+    try:
+        _mount("overlay", folder, "overlay", 0, layers + ",userxattr")
+    except OSError:
+        _mount("overlay", folder, "overlay", 0, layers)
 
 
 def drop_capabilities():
