@@ -76,17 +76,23 @@ export interface ReduceOptions {
   /** The Python program to reduce. */
   source: string;
   /**
-   * Whether a candidate program still shows the behaviour being reduced for. It
-   * must accept `source` itself. Called with up to `jobs` candidates at once.
+   * Whether a candidate program still shows the behaviour being reduced for (any
+   * truthy value counts). It must accept `source` itself. Called with up to `jobs`
+   * candidates at once; `signal` aborts when the verdict is no longer wanted (a stale
+   * candidate, or the reduction's `signal`), and an evaluation still going then is not
+   * waited for.
    */
-  isInteresting(candidateSource: string): Promise<boolean>;
+  isInteresting(candidateSource: string, signal: AbortSignal): Promise<unknown>;
   /** How many candidates are evaluated at once. Default 1. */
   jobs?: number;
   /** Restrict the reduction to these rewrites (pass names); all by default. */
   rewrites?: string[];
   /** Called after every verdict. */
   onProgress?(progress: Progress): void;
-  /** Stops the reduction; the result is the best program found so far. */
+  /**
+   * Stops the reduction; the result is the best program found so far, at once, even
+   * while `isInteresting` calls are going.
+   */
   signal?: AbortSignal;
 }
 

@@ -120,7 +120,7 @@ export function parseCli(argv) {
   }
   const errMsg = text('err-msg');
   if (errMsg === undefined) throw new AutoddError('usage', 'missing --err-msg MSG');
-  if (errMsg === '') throw new AutoddError('usage', '--err-msg must not be empty');
+  if (errMsg.trim() === '') throw new AutoddError('usage', '--err-msg must not be empty or only spaces');
   const output = text('output');
   if (output === undefined || output === '') throw new AutoddError('usage', 'missing -o OUTPUT');
   const backend = text('backend') ?? 'runner';

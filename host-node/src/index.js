@@ -2,7 +2,7 @@
 // `autodd` command runs. Both drive the same wasm engine through ./reduce.js.
 
 import { AutoddError } from './errors.js';
-import { checkJobs, createReducer, drive } from './reduce.js';
+import { checkJobs, checkSignal, createReducer, drive } from './reduce.js';
 
 export { AutoddError } from './errors.js';
 export { reducePython } from './reduce-python.js';
@@ -12,32 +12,81 @@ export { reducePython } from './reduce-python.js';
  * See index.d.ts for the documented options.
  * @param {object} options
  * @param {string} options.source
- * @param {(candidateSource: string) => Promise<boolean>} options.isInteresting
+ * @param {(candidateSource: string, signal: AbortSignal) => Promise<unknown>} options.isInteresting
  * @param {number} [options.jobs]
  * @param {string[]} [options.rewrites]
  * @param {(progress: import('./reduce.js').Progress) => void} [options.onProgress]
  * @param {AbortSignal} [options.signal]
  */
-export async function reduce({ source, isInteresting, jobs, rewrites, onProgress, signal }) {
+export async function reduce(options) {
+  if (typeof options !== 'object' || options === null) {
+    throw new AutoddError('usage', 'reduce() takes an options object ({ source, isInteresting, ... })');
+  }
+  const { source, isInteresting, jobs, rewrites, onProgress, signal } = options;
   if (typeof source !== 'string') throw new AutoddError('usage', 'source must be a string');
   if (typeof isInteresting !== 'function') {
     throw new AutoddError('usage', 'isInteresting must be a function');
   }
+  if (rewrites !== undefined && !(Array.isArray(rewrites) && rewrites.every((r) => typeof r === 'string'))) {
+    throw new AutoddError('usage', 'rewrites must be an array of rewrite names');
+  }
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new AutoddError('usage', 'onProgress must be a function');
+  }
+  checkSignal(signal);
   const parallel = checkJobs(jobs);
   const reducer = createReducer(source, rewrites ? { rewrites } : undefined);
   try {
+    // The predicate gets a signal that aborts when its verdict is no longer wanted; one
+    // that ignores it is not waited for once `signal` aborts. Any truthy answer counts.
+    const original = new AbortController();
+    const abort = () => original.abort(signal?.reason);
+    signal?.addEventListener('abort', abort, { once: true });
+    let accepts;
+    try {
+      accepts = await untilAborted(isInteresting(reducer.best(), original.signal), signal);
+    } finally {
+      signal?.removeEventListener('abort', abort);
+    }
     // Refuse a predicate that rejects the input: the "reduction" would be meaningless.
-    if (!(await isInteresting(reducer.best()))) {
+    if (!signal?.aborted && !accepts) {
       throw new AutoddError('not-reproduced', 'isInteresting rejects the original program');
     }
     const result = await drive(reducer, {
       jobs: parallel,
       signal,
       onProgress,
-      evaluate: (candidate) => isInteresting(candidate.source),
+      abandon: true,
+      evaluate: async (candidate, stale) => Boolean(await isInteresting(candidate.source, stale)),
     });
     return { source: result.source, stats: result.stats, interrupted: result.interrupted };
   } finally {
     reducer.free();
   }
+}
+
+/**
+ * `promise`'s value, or undefined as soon as `signal` aborts.
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {AbortSignal | undefined} signal
+ * @returns {Promise<T | undefined>}
+ */
+function untilAborted(promise, signal) {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const stop = () => resolve(undefined);
+    signal.addEventListener('abort', stop, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', stop);
+        resolve(value);
+      },
+      (err) => {
+        signal.removeEventListener('abort', stop);
+        reject(err);
+      },
+    );
+  });
 }

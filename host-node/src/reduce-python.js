@@ -49,6 +49,9 @@ import { failureKind } from './backends/result.js';
  */
 export async function reducePython(options) {
   const t0 = performance.now();
+  if (typeof options !== 'object' || options === null) {
+    throw new AutoddError('usage', 'reducePython() takes an options object ({ file, errMsg, ... })');
+  }
   const { output, signal, onProgress, onPhase } = options;
   const {
     errMsg,

@@ -51,6 +51,8 @@ import { loadEngine, reloadEngine } from './engine.js';
  * @property {(best: string, step: AcceptedStep) => Promise<void> | void} [onAccept]
  *   after each accepted candidate, before the next verdict is reported
  * @property {AbortSignal} [signal] stops the reduction, keeping the best so far
+ * @property {boolean} [abandon] once `signal` aborts, return without waiting for the
+ *   evaluations going (each got its abort): for predicates that may ignore it
  */
 
 /**
@@ -109,7 +111,17 @@ const STALE = Object.freeze(new Error('the candidate went stale'));
  */
 export async function drive(
   reducer,
-  { evaluate, jobs, lookahead = true, speculate = true, prepare, onProgress, onAccept, signal },
+  {
+    evaluate,
+    jobs,
+    lookahead = true,
+    speculate = true,
+    prepare,
+    onProgress,
+    onAccept,
+    signal,
+    abandon = false,
+  },
 ) {
   const started = performance.now();
   const { Scheduler } = loadEngine();
@@ -242,7 +254,10 @@ export async function drive(
     for (const action of scheduler.cancelAll()) {
       if (action.kind === 'cancel') inflight.get(action.id)?.controller.abort(STALE);
     }
-    await Promise.all([...inflight.values()].map(({ settled }) => settled));
+    // Runs end before the reduction does (no process outlives it), unless the caller's
+    // evaluations may be left to themselves once `signal` aborts (`abandon`).
+    if (!(abandon && signal?.aborted))
+      await Promise.all([...inflight.values()].map(({ settled }) => settled));
     inflight.clear();
   }
   try {
@@ -274,6 +289,16 @@ export function checkJobs(jobs) {
   // would fill the disk's inodes before the first run.
   if (jobs > MAX_JOBS) throw new AutoddError('usage', `jobs must be at most ${MAX_JOBS}, not ${jobs}`);
   return jobs;
+}
+
+/**
+ * Validates the `signal` option.
+ * @param {unknown} signal
+ */
+export function checkSignal(signal) {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new AutoddError('usage', 'signal must be an AbortSignal');
+  }
 }
 
 /** The most jobs a reduction takes, `forceJobs` or not. */

@@ -11,7 +11,7 @@ import { Launcher, shippedRun } from './launcher.js';
 import { AutoddError } from './errors.js';
 import { checkOutput, readSource } from './files.js';
 import { realpath } from './python.js';
-import { checkJobs } from './reduce.js';
+import { checkJobs, checkSignal } from './reduce.js';
 
 /**
  * The longest timeout, in seconds: Node's timers take at most 2^31 - 1 ms (24.8 days),
@@ -41,10 +41,15 @@ export const MIB = 1024 * 1024;
  */
 export function settingsOf(options) {
   const { errMsg, output } = options;
-  if (typeof errMsg !== 'string' || errMsg === '') {
+  if (typeof errMsg !== 'string') throw new AutoddError('usage', 'errMsg must be a string');
+  if (errMsg.trim() === '') {
     // An empty message occurs in every output: everything would reduce to nothing.
-    throw new AutoddError('usage', 'the error message must not be empty');
+    throw new AutoddError('usage', 'the error message must not be empty or only spaces');
   }
+  if (output !== undefined && typeof output !== 'string') {
+    throw new AutoddError('usage', 'output must be a file name');
+  }
+  checkSignal(options.signal);
   const backendName = options.backend ?? 'runner';
   if (!BACKENDS.includes(backendName)) {
     throw new AutoddError('usage', `unknown backend '${backendName}' (use ${BACKENDS.join(' or ')})`);

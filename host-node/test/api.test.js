@@ -120,6 +120,61 @@ describe('reduce()', { skip }, () => {
     assert.doesNotMatch(deep.source, /unused/);
   });
 
+  test(
+    'an abort returns at once, though a predicate ignores its signal; each got one',
+    { timeout: 20_000 },
+    async () => {
+      const controller = new AbortController();
+      /** @type {AbortSignal[]} */
+      const signals = [];
+      let calls = 0;
+      const started = performance.now();
+      setTimeout(() => controller.abort(), 300);
+      const result = await reduce({
+        source: PROGRAM,
+        jobs: 2,
+        signal: controller.signal,
+        // The original passes at once; then every candidate hangs for good.
+        isInteresting: (candidate, signal) => {
+          signals.push(signal);
+          calls += 1;
+          return calls === 1 ? Promise.resolve(candidate.includes('needle')) : new Promise(() => {});
+        },
+      });
+      assert.equal(result.interrupted, true);
+      assert.equal(result.source, createReducer(PROGRAM).best());
+      assert.ok(performance.now() - started < 5000, 'returned on abort, not after the hung evaluations');
+      assert.ok(signals.length >= 2 && signals.every((s) => s instanceof AbortSignal));
+      assert.ok(
+        signals.slice(1).every((s) => s.aborted),
+        'the evaluations going were told',
+      );
+    },
+  );
+
+  test('any truthy answer counts, for the original and the candidates alike', async () => {
+    const result = await reduce({
+      source: PROGRAM,
+      isInteresting: async (c) => (c.includes('needle') ? 1 : 0),
+    });
+    assert.ok(result.source.length < PROGRAM.length / 2, result.source);
+  });
+
+  test('refuses options of the wrong kind with a usage error', async () => {
+    const ok = async () => true;
+    for (const options of [
+      null,
+      { source: PROGRAM, isInteresting: ok, signal: 'abc' },
+      { source: PROGRAM, isInteresting: ok, rewrites: 'stmt-remover' },
+    ]) {
+      await assert.rejects(
+        reduce(/** @type {any} */ (options)),
+        (err) => err instanceof AutoddError && err.code === 'usage',
+        JSON.stringify(options),
+      );
+    }
+  });
+
   test('stops on abort and returns the best so far', async () => {
     const controller = new AbortController();
     let calls = 0;

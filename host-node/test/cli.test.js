@@ -146,6 +146,11 @@ describe('bad input', { skip }, () => {
     ['a syntax error', ['syntax.py', '--err-msg', 'BUG', '-o', out], /syntax\.py: .*line \d+, column \d+/],
     ['missing --err-msg', ['ok.py', '-o', out], /missing --err-msg/],
     ['an empty --err-msg', ['ok.py', '--err-msg', '', '-o', out], /--err-msg must not be empty/],
+    [
+      'a blank --err-msg',
+      ['ok.py', '--err-msg', '  ', '-o', out],
+      /--err-msg must not be empty or only spaces/,
+    ],
     ['missing -o', ['ok.py', '--err-msg', 'BUG'], /missing -o OUTPUT/],
     ['-j 0', ['ok.py', '--err-msg', 'BUG', '-o', out, '-j', '0'], /-j must be a positive integer/],
     [

@@ -41,6 +41,10 @@ describe('settings', () => {
   test('a bad option is a usage error naming it', () => {
     const cases = /** @type {[object, RegExp][]} */ ([
       [{ errMsg: '' }, /error message must not be empty/],
+      [{ errMsg: ' \n' }, /error message must not be empty or only spaces/],
+      [{ errMsg: 5 }, /errMsg must be a string/],
+      [{ output: 7 }, /output must be a file name/],
+      [{ signal: 'abc' }, /signal must be an AbortSignal/],
       [{ backend: 'ssh' }, /unknown backend 'ssh'/],
       [{ timeout: 0 }, /timeout must be a positive number/],
       [{ retries: 1.5 }, /retries must be a whole number/],
