@@ -204,16 +204,20 @@ impl Lines<'_> {
             .column
     }
 
-    /// Marks the innermost statements on `line` (all of them, for `a; b  # ...`).
+    /// Marks the innermost statements on `line` (all of them, for `a; b  # ...`); on a
+    /// compound statement's header, the compound statement, even when its body is on
+    /// that line too (`if c: f()  # ...`).
     fn innermost(&self, body: &[Stmt], line: u32, marks: &mut HashSet<u32>) -> bool {
         let mut found = false;
         for stmt in body {
             let (start, end) = self.span(stmt);
             if start <= line && line <= end {
                 found = true;
-                let inner = child_bodies(stmt)
-                    .into_iter()
-                    .any(|b| self.innermost(b, line, marks));
+                let header = self.index.line(u32::from(stmt.start()) as usize) == line;
+                let inner = !header
+                    && child_bodies(stmt)
+                        .into_iter()
+                        .any(|b| self.innermost(b, line, marks));
                 if !inner {
                     marks.insert(u32::from(stmt.start()));
                 }
