@@ -52,6 +52,11 @@ export type HostErrorCode =
   /** The wasm engine was not built: run scripts/build-wasm.sh nodejs. */
   | 'wasm-missing'
   /**
+   * `output` (or the CLI's --report) could not be written during the reduction (a folder
+   * made read-only, a full disk). It keeps the last program written whole.
+   */
+  | 'write-failed'
+  /**
    * Every job lost its worker (a launcher's host gone) and none could be started again,
    * or with the subproc backend no job's runs could be launched any more, or Python
    * never started through the launcher for the original's check.

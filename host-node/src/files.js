@@ -238,7 +238,20 @@ let tempCounter = 0;
  * @param {string} text
  */
 export async function writeAtomic(file, text) {
-  const resolved = path.resolve(file);
+  try {
+    await replaceFile(path.resolve(file), text);
+  } catch (err) {
+    // A folder made read-only, a full disk, an immutable file: one line, and the file
+    // keeps what it held.
+    throw new AutoddError('write-failed', `cannot write ${file}: ${describeFsError(err)}`);
+  }
+}
+
+/**
+ * @param {string} resolved
+ * @param {string} text
+ */
+async function replaceFile(resolved, text) {
   const temp = path.join(
     path.dirname(resolved),
     `.${path.basename(resolved)}.autodd-${process.pid}-${tempCounter++}.tmp`,
@@ -273,6 +286,8 @@ export function describeFsError(err) {
       return 'is a directory';
     case 'EROFS':
       return 'read-only file system';
+    case 'ENOSPC':
+      return 'no space left on the device';
     default:
       return /** @type {Error} */ (err).message;
   }

@@ -437,6 +437,30 @@ for (const backend of BACKENDS) {
   });
 }
 
+describe('OUTPUT that can no longer be written', { skip }, () => {
+  test('stops the reduction with one line, exit 2, and leaves no process behind', async () => {
+    const dir = fixture({ 'bug.py': fs.readFileSync(EXAMPLE, 'utf8') });
+    fs.mkdirSync(path.join(dir, 'out'));
+    let removed = false;
+    const run = await runCli(['bug.py', '--err-msg', 'T.gemm K shape check failed', '-o', 'out/min.py'], {
+      cwd: dir,
+      onStderr: (text) => {
+        // Once a candidate was accepted, OUTPUT's folder goes: the next write fails.
+        if (!removed && /accepted #/.test(text)) {
+          removed = true;
+          fs.rmSync(path.join(dir, 'out'), { recursive: true });
+        }
+      },
+    });
+    assert.ok(removed, run.stderr);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /^autodd: error: cannot write out\/min\.py: no such file or directory$/m);
+    assert.doesNotMatch(run.stderr, /^\s+at /m, 'no stack trace');
+    await waitFor(() => processesWithMark(run.mark).length === 0, 2000).catch(() => {});
+    assert.deepEqual(processesWithMark(run.mark), []);
+  });
+});
+
 describe('interrupted with freeze comments', { skip }, () => {
   test('OUTPUT runs under plain python3: the added __freeze__ import is gone', async () => {
     const source = fs
