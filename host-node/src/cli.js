@@ -87,7 +87,10 @@ export function parseCli(argv) {
     });
   } catch (err) {
     // One line: parseArgs adds a hint on a line of its own.
-    const line = /** @type {Error} */ (err).message.split('\n')[0];
+    const line = /** @type {Error} */ (err).message
+      .split('\n')[0]
+      // "Unknown option '--x'. To specify a positional argument starting with a '-', …"
+      .replace(/^Unknown option '([^']*)'\..*/, "unknown option '$1'");
     const ambiguous = /^Option '(?:-\w, )?(--?[\w-]+)[^']*' argument is ambiguous/.exec(line);
     throw new AutoddError(
       'usage',
@@ -321,9 +324,9 @@ export async function main(argv) {
     if (args.report && args.trace && sameFile(path.resolve(args.report), path.resolve(args.trace))) {
       throw new AutoddError('usage', '--report and --trace name the same file');
     }
-    if (args.report) checkOutput(args.report, args.source);
+    if (args.report) checkOutput(args.report, args.source, '--report');
     if (args.trace) {
-      checkOutput(args.trace, args.source);
+      checkOutput(args.trace, args.source, '--trace');
       trace = fs.openSync(args.trace, 'w');
     }
     const traceFd = trace;

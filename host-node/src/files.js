@@ -73,11 +73,12 @@ function declaredEncoding(bytes) {
  * Checks before a reduction starts that OUTPUT can be written where it is asked for.
  * @param {string} output
  * @param {string} [source] the program's path: OUTPUT may not overwrite it
+ * @param {string} [label] what the file is, as the user named it
  */
-export function checkOutput(output, source) {
+export function checkOutput(output, source, label = 'OUTPUT') {
   const resolved = path.resolve(output);
   if (source && sameFile(resolved, path.resolve(source))) {
-    throw new AutoddError('bad-input', `${output} is the source file itself (OUTPUT must be another file)`);
+    throw new AutoddError('bad-input', `${output} is the source file itself (${label} must be another file)`);
   }
   let stat;
   try {
@@ -91,14 +92,14 @@ export function checkOutput(output, source) {
   if (stat?.isSymbolicLink()) {
     throw new AutoddError(
       'bad-input',
-      `${output} is a symbolic link (to ${fs.readlinkSync(resolved)}): OUTPUT is replaced whole, ` +
+      `${output} is a symbolic link (to ${fs.readlinkSync(resolved)}): ${label} is replaced whole, ` +
         'which would replace the link; give the file it points to',
     );
   }
   if (stat && !stat.isFile()) {
     throw new AutoddError(
       'bad-input',
-      `${output} is ${kindOf(stat)}; OUTPUT must be a regular file or a new one`,
+      `${output} is ${kindOf(stat)}; ${label} must be a regular file or a new one`,
     );
   }
   // Writing is what tells: access() says yes to root on a read-only file system.

@@ -35,11 +35,12 @@ export function explainSyntaxError(err, source, python) {
   }
   const name = `${path.basename(python)} (Python ${answer.version})`;
   if (answer.accepted === false) {
-    return new AutoddError(
-      err.code,
-      `syntax error at line ${answer.line}, column ${answer.column}: ${answer.error} (${name} refuses it too)`,
-      { line: answer.line, column: answer.column },
-    );
+    // A null byte has no position in Python's message.
+    const at = answer.line == null ? '' : ` at line ${answer.line}, column ${answer.column}`;
+    return new AutoddError(err.code, `syntax error${at}: ${answer.error} (${name} refuses it too)`, {
+      line: answer.line ?? undefined,
+      column: answer.column ?? undefined,
+    });
   }
   if (answer.construct === null) {
     return new AutoddError(

@@ -119,6 +119,7 @@ describe('bad input', { skip }, () => {
     'blank.py': '\n   \n',
     'latin1.py': Buffer.from([0x70, 0x72, 0x69, 0x6e, 0x74, 0x28, 0x22, 0xe9, 0x22, 0x29, 0x0a]),
     'syntax.py': 'x = 1\nif x:\n    y = (1,\nprint("BUG")\n',
+    'nul.py': 'x = 1\0\nprint("BUG")\n',
     // Valid UTF-8 that Python reads as Latin-1: "cafÃ©", not "café".
     'declared.py': '#!/usr/bin/env python3\n# -*- coding: latin-1 -*-\ns = "café"\nprint("BUG", s)\n',
   });
@@ -179,7 +180,21 @@ describe('bad input', { skip }, () => {
       ['ok.py', '--err-msg', 'BUG', '-o', out, '--python', '/no/python3'],
       /cannot run Python/,
     ],
-    ['an unknown option', ['ok.py', '--err-msg', 'BUG', '-o', out, '--frobnicate'], /frobnicate/],
+    [
+      'an unknown option',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--frobnicate'],
+      /^autodd: error: unknown option '--frobnicate' \(see autodd --help\)$/m,
+    ],
+    [
+      '--report naming SOURCE',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--report', 'ok.py'],
+      /ok\.py is the source file itself \(--report must be another file\)/,
+    ],
+    [
+      'a null byte in SOURCE',
+      ['nul.py', '--err-msg', 'BUG', '-o', out],
+      /^autodd: error: nul\.py: syntax error: source code string cannot contain null bytes/m,
+    ],
     [
       '-j -1',
       ['ok.py', '--err-msg', 'BUG', '-o', out, '-j', '-1'],
