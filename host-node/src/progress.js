@@ -115,7 +115,7 @@ export class ProgressReporter {
 function acceptedLine(progress, step) {
   const what = step.rewrites.length ? `${step.phase}: ${step.rewrites.join(', ')}` : step.phase;
   return (
-    `accepted #${step.id} (${what}) → ${size(step.bytes, step.lines)}` +
+    `accepted #${progress.stats.accepted} (${what}) → ${size(step.bytes, step.lines)}` +
     ` (${percent(step.bytes, progress.stats.originalBytes)}), tried ${progress.tried}, ${clock(step.elapsedMs)}`
   );
 }
