@@ -111,7 +111,9 @@ export function probePython(python, options = {}) {
         version,
         // Wrappers such as pyenv's shims cost a shell start per run; the resolved
         // interpreter is the same one without it.
-        executable: executable || python,
+        // Python leaves sys.executable empty when it cannot find itself (an env
+        // without PATH); the sandbox then needs the path that was run.
+        executable: path.isAbsolute(executable ?? '') ? executable : whichPython(python, options),
         hasTilelang: tilelang === 'True',
         hasAutodd: autodd === 'True',
       });
@@ -136,6 +138,27 @@ export function probePython(python, options = {}) {
  * @property {string} [stdin] a file fed to every run's standard input
  * @property {string[]} [devices] each job's GPU (`--gpus`): its runs see only that one
  */
+
+/**
+ * The file `python` names, as a spawn with `options` finds it (its env's PATH, else
+ * this process's); `python` itself when no such file is found.
+ * @param {string} python
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv }} options
+ */
+function whichPython(python, options) {
+  if (python.includes('/')) return path.resolve(options.cwd ?? '.', python);
+  const dirs = (options.env?.PATH ?? process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
+  for (const dir of dirs) {
+    const file = path.resolve(options.cwd ?? '.', dir, python);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      if (fs.statSync(file).isFile()) return file;
+    } catch {
+      // not here
+    }
+  }
+  return python;
+}
 
 /**
  * Where candidates run: a private temp folder, removed by `close()`.

@@ -337,6 +337,14 @@ describe('reducePython()', { skip }, () => {
     );
   });
 
+  for (const backend of BACKENDS) {
+    test(`${backend}: an env without PATH still runs the interpreter found at the start`, async () => {
+      const result = await reducePython({ source: PROGRAM, errMsg: 'needle', env: {}, backend, timeout: 5 });
+      assert.equal(result.reproduced, true);
+      assert.equal(result.failure.original?.kind, 'exit status 0');
+    });
+  }
+
   // A set of strings iterates in an order that depends on the hash seed.
   const SEEDED = `words = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta"}
 order = ",".join(words)
