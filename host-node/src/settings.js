@@ -18,6 +18,7 @@ import { checkJobs, checkSignal } from './reduce.js';
  * and a run's timers add their grace to it.
  */
 const MAX_TIMEOUT = 1_000_000;
+const MIN_TIMEOUT = 0.5;
 /** Runs of one candidate at most: a flaky failure shows in far fewer. */
 const MAX_RETRIES = 100;
 
@@ -57,6 +58,14 @@ export function settingsOf(options) {
   const timeout = options.timeout ?? 60;
   if (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)) {
     throw new AutoddError('usage', `the timeout must be a positive number of seconds, not ${timeout}`);
+  }
+  if (timeout < MIN_TIMEOUT) {
+    // Below it the worker's start or the fresh python3's check times out, which reads
+    // as the original not reproducing.
+    throw new AutoddError(
+      'usage',
+      `the timeout must be at least ${MIN_TIMEOUT} seconds (Python takes about 0.1 s to start, isolated), not ${timeout}`,
+    );
   }
   if (timeout > MAX_TIMEOUT) {
     // Node's timers take at most 2^31 - 1 ms; a longer one fires at once.

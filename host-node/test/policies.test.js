@@ -47,6 +47,7 @@ describe('settings', () => {
       [{ signal: 'abc' }, /signal must be an AbortSignal/],
       [{ backend: 'ssh' }, /unknown backend 'ssh'/],
       [{ timeout: 0 }, /timeout must be a positive number/],
+      [{ timeout: 0.1 }, /timeout must be at least 0\.5 seconds/],
       [{ retries: 1.5 }, /retries must be a whole number/],
       [{ jobs: 0 }, /jobs must be a positive integer/],
       [{ jobs: 1000 }, /force it with --force-jobs/],
@@ -192,7 +193,12 @@ describe('OUTPUT', () => {
     writer.written = 'x = 1\nraise E\n';
     writer.keep('raise E\n');
     await writer.idle();
-    await assert.rejects(writer.settle(), /ENOENT/);
+    await assert.rejects(
+      writer.settle(),
+      (/** @type {any} */ err) =>
+        err.code === 'write-failed' &&
+        /^cannot write .*out\.py: no such file or directory$/.test(err.message),
+    );
   });
 });
 
