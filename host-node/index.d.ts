@@ -84,11 +84,12 @@ export interface ReduceOptions {
    * Whether a candidate program still shows the behaviour being reduced for (any
    * truthy value counts). It must accept `source` itself. Called with up to `jobs`
    * candidates at once; `signal` aborts when the verdict is no longer wanted (a stale
-   * candidate, or the reduction's `signal`), and an evaluation still going then is not
-   * waited for.
+   * candidate, or the reduction's `signal`). A stale evaluation keeps its job until it
+   * settles, so honour the signal; once the reduction's own `signal` aborts, the
+   * evaluations still going are not waited for.
    */
   isInteresting(candidateSource: string, signal: AbortSignal): Promise<unknown>;
-  /** How many candidates are evaluated at once. Default 1. */
+  /** How many candidates are evaluated at once. Default 1, at most 1,024. */
   jobs?: number;
   /** Restrict the reduction to these rewrites (pass names); all by default. */
   rewrites?: string[];
@@ -142,7 +143,8 @@ export interface ReducePythonOptions {
   /**
    * Runs in all of a candidate that does not reproduce before it counts as not
    * reproducing, for flaky failures; a run that reproduces counts at once. An original
-   * that reproduces in only some of its runs is refused when this is 1. Default 1.
+   * that reproduces in only some of its runs is refused when this is 1. Default 1, at
+   * most 100.
    */
   retries?: number;
   /**
@@ -190,7 +192,10 @@ export interface ReducePythonOptions {
    * place relative to it: its modules, its data.
    */
   ship?: readonly string[];
-  /** Allow `jobs` above 4 times the CPUs this process may use (refused otherwise). */
+  /**
+   * Allow `jobs` above 4 times the CPUs this process may use (refused otherwise); never
+   * above 1,024.
+   */
   forceJobs?: boolean;
   /**
    * A file replaced atomically with each smaller program that reproduced, so it always
@@ -203,9 +208,12 @@ export interface ReducePythonOptions {
    * per candidate.
    */
   backend?: 'runner' | 'subproc';
-  /** Seconds one run may take; its whole process group is killed after. Default 60. */
+  /**
+   * Seconds one run may take; its whole process group is killed after. Default 60, at
+   * least 0.5, at most 1,000,000.
+   */
   timeout?: number;
-  /** Candidates run at once. Default 1. */
+  /** Candidates run at once. Default 1, at most 1,024. */
   jobs?: number;
   /** The interpreter. Default `python3`. */
   python?: string;

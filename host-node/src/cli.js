@@ -198,6 +198,11 @@ function negativeValues(argv) {
   /** @type {string[]} */
   const out = [];
   for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--') {
+      // What follows is positional, as it is.
+      out.push(...argv.slice(i));
+      break;
+    }
     const name = VALUED.get(argv[i]);
     const next = argv[i + 1];
     if (name && next !== undefined && next.startsWith('-') && next !== '--' && !isOption(next)) {
@@ -215,7 +220,7 @@ function isOption(arg) {
   const long = /^--([^=]+)/.exec(arg);
   if (long) return Object.hasOwn(OPTIONS, long[1]);
   const short = arg[1];
-  return Object.values(OPTIONS).some((o) => o.short === short);
+  return short !== undefined && Object.values(OPTIONS).some((o) => o.short === short);
 }
 
 /**
@@ -479,10 +484,10 @@ function notReproducedLine(result, args) {
   const head =
     `wrote ${args.output}, but it did NOT reproduce in ${final?.runs ?? 1} runs on its own` +
     (args.warmUp && !result.warmUpDropped ? ` (without ${args.warmUp}, which the workers ran first)` : '');
-  const named = namedProgram(args);
-  if (named) return `${head}: ${named}`;
   if (!final || !original || final.kind === original.kind) {
-    return `${head}: the failure may be flaky (see --retries)`;
+    // Failing alike but without MSG: MSG's file name is a likelier cause than chance.
+    const named = namedProgram(args);
+    return `${head}: ${named || 'the failure may be flaky (see --retries)'}`;
   }
   // Run where OUTPUT is, the result may miss the files beside the program.
   const outputDir = path.dirname(realpath(path.resolve(args.output)));

@@ -32,7 +32,8 @@ export function loadEngine() {
 /**
  * Forgets the engine: the next `loadEngine()` makes a new instance. For after a stack
  * overflow inside the engine, which unwinds past the wasm code's own stack pointer and
- * leaves that instance unusable. Reducers made before keep the old one.
+ * leaves that instance unusable for new work. Reducers made before keep the old one,
+ * and their schedulers come from it (see `createReducer`).
  */
 export function reloadEngine() {
   delete require.cache[require.resolve('../pkg/autodd_wasm.js')];

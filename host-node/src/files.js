@@ -32,7 +32,7 @@ export function readSource(file) {
     throw new AutoddError(
       'bad-input',
       `${file} declares its encoding as ${declared}, and autodd reads UTF-8 only: ` +
-        `convert it (iconv -f ${declared} -t utf-8) and drop the declaration`,
+        `convert it (iconv -f ${iconvName(declared)} -t UTF-8) and drop the declaration`,
     );
   }
   /** @type {string} */
@@ -44,6 +44,16 @@ export function readSource(file) {
   }
   if (text.trim() === '') throw new AutoddError('bad-input', `${file} is empty`);
   return text;
+}
+
+/**
+ * glibc iconv's name of a Python codec: `latin-1` is `ISO-8859-1` there, `euc_jp`
+ * `EUC-JP`; most others (cp1252, koi8-r, shift_jis) only change case.
+ * @param {string} codec
+ */
+function iconvName(codec) {
+  const name = codec.toUpperCase().replace(/_/g, '-');
+  return /^(LATIN-?1|L1|ISO-?8859-1|8859|CP819)$/.test(name) ? 'ISO-8859-1' : name;
 }
 
 /**
@@ -258,19 +268,21 @@ async function replaceFile(resolved, text) {
     `.${path.basename(resolved)}.autodd-${process.pid}-${tempCounter++}.tmp`,
   );
   const handle = await fs.promises.open(temp, 'w');
+  // Cleaning up after a failure must not hide its cause (a full disk).
+  const discard = () => fs.promises.rm(temp, { force: true }).catch(() => {});
   try {
     await handle.writeFile(text);
     await handle.sync();
   } catch (err) {
-    await handle.close();
-    await fs.promises.rm(temp, { force: true });
+    await handle.close().catch(() => {});
+    await discard();
     throw err;
   }
   await handle.close();
   try {
     await fs.promises.rename(temp, resolved);
   } catch (err) {
-    await fs.promises.rm(temp, { force: true });
+    await discard();
     throw err;
   }
 }

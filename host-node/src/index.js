@@ -2,7 +2,7 @@
 // `autodd` command runs. Both drive the same wasm engine through ./reduce.js.
 
 import { AutoddError } from './errors.js';
-import { checkJobs, checkSignal, createReducer, drive } from './reduce.js';
+import { checkJobs, checkOptions, checkSignal, createReducer, drive } from './reduce.js';
 
 export { AutoddError } from './errors.js';
 export { reducePython } from './reduce-python.js';
@@ -19,9 +19,7 @@ export { reducePython } from './reduce-python.js';
  * @param {AbortSignal} [options.signal]
  */
 export async function reduce(options) {
-  if (typeof options !== 'object' || options === null) {
-    throw new AutoddError('usage', 'reduce() takes an options object ({ source, isInteresting, ... })');
-  }
+  checkOptions(options, 'reduce', 'source, isInteresting');
   const { source, isInteresting, jobs, rewrites, onProgress, signal } = options;
   if (typeof source !== 'string') throw new AutoddError('usage', 'source must be a string');
   if (typeof isInteresting !== 'function') {
@@ -44,7 +42,11 @@ export async function reduce(options) {
     signal?.addEventListener('abort', abort, { once: true });
     let accepts;
     try {
-      accepts = await untilAborted(isInteresting(reducer.best(), original.signal), signal);
+      // Already aborted: the original is not checked (drive() returns it at once).
+      if (!signal?.aborted) {
+        const verdict = Promise.resolve().then(() => isInteresting(reducer.best(), original.signal));
+        accepts = await untilAborted(verdict, signal);
+      }
     } finally {
       signal?.removeEventListener('abort', abort);
     }

@@ -88,7 +88,7 @@ export const OPTION_SPECS = [
     name: 'retries',
     api: 'retries',
     value: 'N',
-    help: 'run a candidate that does not reproduce up to N times in all before it counts as not reproducing (default 1)',
+    help: 'run a candidate that does not reproduce up to N times in all before it counts as not reproducing (default 1, at most 100)',
   },
   {
     name: 'match-quoted-source',
@@ -110,7 +110,7 @@ export const OPTION_SPECS = [
   {
     name: 'force-jobs',
     api: 'forceJobs',
-    help: 'allow `-j` above 4 times the CPUs this process may use (refused otherwise)',
+    help: 'allow `-j` above 4 times the CPUs this process may use (refused otherwise; never above 1024)',
   },
   {
     name: 'no-sandbox',

@@ -34,6 +34,8 @@ export class ProgressReporter {
     this.last = undefined;
     /** The status line's note of each job's GPU (see `useDevices`). */
     this.devices = '';
+    /** Accepted candidates reported so far. */
+    this.accepted = 0;
   }
 
   /**
@@ -54,11 +56,14 @@ export class ProgressReporter {
   /** @param {Progress} progress */
   update(progress) {
     this.last = progress;
+    // Counted here: the engine's count may already hold the accepted candidates a
+    // speculation reports next (several at once with -j 2).
+    if (progress.accepted) this.accepted += 1;
     if (this.quiet) return;
     if (this.live) {
       this.draw(Boolean(progress.accepted));
     } else if (progress.accepted) {
-      this.stream.write(`autodd: ${acceptedLine(progress, progress.accepted)}\n`);
+      this.stream.write(`autodd: ${acceptedLine(this.accepted, progress, progress.accepted)}\n`);
     }
   }
 
@@ -109,13 +114,14 @@ export class ProgressReporter {
 }
 
 /**
+ * @param {number} number the step's place among the accepted ones
  * @param {Progress} progress
  * @param {AcceptedStep} step
  */
-function acceptedLine(progress, step) {
+function acceptedLine(number, progress, step) {
   const what = step.rewrites.length ? `${step.phase}: ${step.rewrites.join(', ')}` : step.phase;
   return (
-    `accepted #${progress.stats.accepted} (${what}) → ${size(step.bytes, step.lines)}` +
+    `accepted #${number} (${what}) → ${size(step.bytes, step.lines)}` +
     ` (${percent(step.bytes, progress.stats.originalBytes)}), tried ${progress.tried}, ${clock(step.elapsedMs)}`
   );
 }

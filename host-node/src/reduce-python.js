@@ -15,7 +15,7 @@ import { finishInterrupted, finishReduction } from './finish.js';
 import { TimeLimits } from './limits.js';
 import { runOriginal, runUntilReproduced } from './original.js';
 import { Workspace } from './python.js';
-import { createReducer, drive } from './reduce.js';
+import { checkOptions, createReducer, drive } from './reduce.js';
 import { MIB, settingsOf } from './settings.js';
 import { explainSyntaxError } from './syntax.js';
 import {
@@ -49,9 +49,7 @@ import { failureKind } from './backends/result.js';
  */
 export async function reducePython(options) {
   const t0 = performance.now();
-  if (typeof options !== 'object' || options === null) {
-    throw new AutoddError('usage', 'reducePython() takes an options object ({ file, errMsg, ... })');
-  }
+  checkOptions(options, 'reducePython', 'file, errMsg');
   const { output, signal, onProgress, onPhase } = options;
   const {
     errMsg,

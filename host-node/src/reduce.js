@@ -77,11 +77,13 @@ import { loadEngine, reloadEngine } from './engine.js';
  * @returns {Reducer}
  */
 export function createReducer(source, options) {
-  const { Reducer } = loadEngine();
+  const engine = loadEngine();
   try {
-    return new Reducer(source, options);
+    const reducer = new engine.Reducer(source, options);
+    ENGINE_OF.set(reducer, engine);
+    return reducer;
   } catch (err) {
-    if (err instanceof RangeError || err instanceof WebAssembly.RuntimeError) {
+    if (stackOverflow(err)) {
       // The engine recurses once per level of the syntax tree, and ran out of stack.
       reloadEngine();
       throw new AutoddError(
@@ -92,6 +94,25 @@ export function createReducer(source, options) {
     }
     throw fromEngine(err);
   }
+}
+
+/**
+ * The engine instance each reducer was made by: its scheduler must come from the same
+ * one, also after `reloadEngine()` made a new instance for later reducers.
+ * @type {WeakMap<Reducer, ReturnType<typeof loadEngine>>}
+ */
+const ENGINE_OF = new WeakMap();
+
+/**
+ * Whether the engine ran out of stack: V8's limit (a RangeError) or the wasm stack's
+ * end (an access below its memory). Not an engine panic (`unreachable`).
+ * @param {unknown} err
+ */
+function stackOverflow(err) {
+  return (
+    (err instanceof RangeError && /call stack/i.test(err.message)) ||
+    (err instanceof WebAssembly.RuntimeError && /out of bounds/.test(err.message))
+  );
 }
 
 /**
@@ -124,7 +145,7 @@ export async function drive(
   },
 ) {
   const started = performance.now();
-  const { Scheduler } = loadEngine();
+  const { Scheduler } = ENGINE_OF.get(reducer) ?? loadEngine();
   const scheduler = new Scheduler(reducer, { jobs, lookahead, speculate });
   /** @typedef {{ id: number, verdict?: Verdict, error?: unknown }} Settled */
   /**
@@ -292,12 +313,29 @@ export function checkJobs(jobs) {
 }
 
 /**
- * Validates the `signal` option.
+ * Validates the `signal` option: an AbortSignal, or one of another realm or polyfill.
  * @param {unknown} signal
  */
 export function checkSignal(signal) {
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+  const like = /** @type {any} */ (signal);
+  if (
+    signal !== undefined &&
+    !(signal instanceof AbortSignal) &&
+    !(typeof like?.aborted === 'boolean' && typeof like.addEventListener === 'function')
+  ) {
     throw new AutoddError('usage', 'signal must be an AbortSignal');
+  }
+}
+
+/**
+ * Validates that an API function got its options object.
+ * @param {unknown} options
+ * @param {string} name the function
+ * @param {string} fields the ones it needs, for the message
+ */
+export function checkOptions(options, name, fields) {
+  if (typeof options !== 'object' || options === null) {
+    throw new AutoddError('usage', `${name}() takes an options object ({ ${fields}, ... })`);
   }
 }
 

@@ -110,6 +110,8 @@ describe('reduce()', { skip }, () => {
   });
 
   test('refuses a program nested too deep in one error, and reduces deep ones after it', async () => {
+    // Made before the engine is loaded afresh: it goes on with the instance that made it.
+    const before = createReducer(PROGRAM);
     await assert.rejects(
       reduce({ source: `x = ${'-'.repeat(20000)}1\n`, isInteresting: async () => true }),
       (err) => err instanceof AutoddError && err.code === 'bad-input' && /nests .* deeper/.test(err.message),
@@ -118,6 +120,9 @@ describe('reduce()', { skip }, () => {
     const sum = `x = ${Array(2000).fill('1').join(' + ')}\nunused = 1\nprint("needle", x)\n`;
     const deep = await reduce({ source: sum, isInteresting: async (c) => c.includes('needle') });
     assert.doesNotMatch(deep.source, /unused/);
+    const driven = await drive(before, { jobs: 1, evaluate: async (c) => c.source.includes('needle') });
+    assert.match(driven.source, /needle/);
+    before.free();
   });
 
   test(
@@ -152,6 +157,30 @@ describe('reduce()', { skip }, () => {
     },
   );
 
+  test('a synchronous predicate works with a signal; an aborted signal returns the original unchecked', async () => {
+    const controller = new AbortController();
+    const result = await reduce({
+      source: PROGRAM,
+      signal: controller.signal,
+      isInteresting: /** @type {any} */ ((/** @type {string} */ c) => c.includes('needle')),
+    });
+    assert.equal(result.interrupted, false);
+    assert.ok(result.source.length < PROGRAM.length / 2, result.source);
+    controller.abort();
+    let calls = 0;
+    const stopped = await reduce({
+      source: PROGRAM,
+      signal: controller.signal,
+      isInteresting: async () => {
+        calls += 1;
+        return true;
+      },
+    });
+    assert.equal(calls, 0);
+    assert.equal(stopped.interrupted, true);
+    assert.equal(stopped.source, createReducer(PROGRAM).best());
+  });
+
   test('any truthy answer counts, for the original and the candidates alike', async () => {
     const result = await reduce({
       source: PROGRAM,
@@ -166,6 +195,7 @@ describe('reduce()', { skip }, () => {
       null,
       { source: PROGRAM, isInteresting: ok, signal: 'abc' },
       { source: PROGRAM, isInteresting: ok, rewrites: 'stmt-remover' },
+      { source: PROGRAM, isInteresting: ok, onProgress: 'log' },
     ]) {
       await assert.rejects(
         reduce(/** @type {any} */ (options)),

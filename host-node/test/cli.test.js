@@ -140,7 +140,7 @@ describe('bad input', { skip }, () => {
     [
       'an encoding other than UTF-8 declared',
       ['declared.py', '--err-msg', 'BUG', '-o', out],
-      /declared\.py declares its encoding as latin-1, and autodd reads UTF-8 only: convert it \(iconv -f latin-1 -t utf-8\)/,
+      /declared\.py declares its encoding as latin-1, and autodd reads UTF-8 only: convert it \(iconv -f ISO-8859-1 -t UTF-8\)/,
     ],
     ['an empty file', ['empty.py', '--err-msg', 'BUG', '-o', out], /empty\.py is empty/],
     ['a blank file', ['blank.py', '--err-msg', 'BUG', '-o', out], /blank\.py is empty/],

@@ -40,6 +40,11 @@ test('a value that starts with a dash is a value, unless it is an option', () =>
   const base = ['p.py', '-o', 'out.py'];
   const parsed = /** @type {Record<string, any>} */ (parseCli([...base, '--err-msg', '-> K mismatch']));
   assert.equal(parsed.errMsg, '-> K mismatch');
+  // After `--`, everything is positional as written.
+  const after = /** @type {Record<string, any>} */ (
+    parseCli(['-o', 'out.py', '--err-msg', 'M', '--', '-p.py'])
+  );
+  assert.equal(after.source, '-p.py');
   assert.throws(
     () => parseCli([...base, '--err-msg', 'M', '-j', '--timeout', '3']),
     /^AutoddError: -j needs a value before the next option \(one that starts with "-" as --jobs=VALUE\)$/,

@@ -9,6 +9,7 @@ import { OutputWriter } from '../src/files.js';
 import { finishInterrupted, finishReduction } from '../src/finish.js';
 import { ADAPTIVE_MARGIN_MS, LEARN_AFTER, LEARN_WINDOW, TimeLimits } from '../src/limits.js';
 import { runOriginal } from '../src/original.js';
+import { ProgressReporter } from '../src/progress.js';
 import { MIB, settingsOf } from '../src/settings.js';
 import { tempDir } from './helpers.js';
 
@@ -290,6 +291,38 @@ describe('finishing', () => {
     assert.equal(
       (await finishInterrupted(needs, { best: FROZEN, written: larger, quickMs: 100 })).final,
       FROZEN,
+    );
+  });
+});
+
+describe('progress', () => {
+  test('accepted candidates are numbered in the order they are reported', () => {
+    let text = '';
+    const stream = /** @type {any} */ ({ write: (/** @type {string} */ chunk) => (text += chunk) });
+    const reporter = new ProgressReporter({ stream });
+    // A speculation adopted at once: the engine's count already holds all three.
+    const stats = { accepted: 3, originalBytes: 100, bestBytes: 50, bestLines: 5, phase: 'fast' };
+    for (const [id, bytes] of [
+      [4294967301, 80],
+      [4294967302, 70],
+      [4294967309, 60],
+    ]) {
+      const accepted = {
+        id,
+        phase: 'fast',
+        rewrites: ['stmt-remover'],
+        sites: 1,
+        bytes,
+        lines: 5,
+        elapsedMs: 0,
+      };
+      reporter.update(/** @type {any} */ ({ id, stats, tried: 3, elapsedMs: 0, accepted }));
+      reporter.update(/** @type {any} */ ({ id: id + 1, stats, tried: 4, elapsedMs: 0 }));
+    }
+    assert.deepEqual(
+      [...text.matchAll(/accepted #(\d+)/g)].map((m) => m[1]),
+      ['1', '2', '3'],
+      text,
     );
   });
 });

@@ -57,7 +57,7 @@ pub fn preprocess(source: &str) -> Result<(Vec<Stmt>, Vec<String>), Error> {
     let mut open: Vec<(u32, u32)> = Vec::new();
 
     // Finding comments takes a second pass of the parser: only when a marker may be there.
-    let comments = if source.contains("autodd") || source.contains("AUTODD") {
+    let comments = if source.to_ascii_lowercase().contains("autodd") {
         parse::comments(source)
     } else {
         Vec::new()
@@ -330,10 +330,18 @@ const DOCSTRING: &str = "a docstring";
 /// The marked statements that a `with __freeze__:` would change the meaning of: a
 /// docstring (a body's first string) and a `from __future__` import. Sorted by offset.
 fn unwrappable(body: &[Stmt], marks: &HashSet<u32>) -> Vec<(u32, &'static str)> {
-    fn visit(body: &[Stmt], marks: &HashSet<u32>, found: &mut Vec<(u32, &'static str)>) {
+    /// `documented`: a module's, function's or class's body, whose first string is its
+    /// docstring.
+    fn visit(
+        body: &[Stmt],
+        documented: bool,
+        marks: &HashSet<u32>,
+        found: &mut Vec<(u32, &'static str)>,
+    ) {
         for (i, stmt) in body.iter().enumerate() {
             let offset = u32::from(stmt.start());
-            let docstring = i == 0
+            let docstring = documented
+                && i == 0
                 && matches!(stmt, Stmt::Expr(e)
                     if matches!(&*e.value, Expr::Constant(c) if matches!(c.value, ast::Constant::Str(_))));
             let future = matches!(stmt, Stmt::ImportFrom(f)
@@ -346,13 +354,17 @@ fn unwrappable(body: &[Stmt], marks: &HashSet<u32>) -> Vec<(u32, &'static str)> 
                 };
                 found.push((offset, what));
             }
+            let defines = matches!(
+                stmt,
+                Stmt::FunctionDef(_) | Stmt::AsyncFunctionDef(_) | Stmt::ClassDef(_)
+            );
             for inner in child_bodies(stmt) {
-                visit(inner, marks, found);
+                visit(inner, defines, marks, found);
             }
         }
     }
     let mut found = Vec::new();
-    visit(body, marks, &mut found);
+    visit(body, true, marks, &mut found);
     found.sort_unstable();
     found
 }

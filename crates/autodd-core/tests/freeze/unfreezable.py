@@ -14,3 +14,8 @@ class C:
     # autodd: freeze
     """C's docstring."""
     x = 1  # autodd: freeze
+
+
+if C.x:
+    "a string, not a docstring"  # autodd: freeze
+# Autodd: freeze-end
