@@ -384,6 +384,55 @@ describe('the runner against a fresh python3', { skip }, () => {
   });
 });
 
+describe('a logged traceback does not hide how the run ended', { skip }, () => {
+  // Each logs an exception (a traceback in the output) and then ends otherwise: the
+  // crash or the exit status is part of the failure that --same-error keeps.
+  for (const [name, source, kind, ending] of /** @type {[string, string, string, RegExp][]} */ ([
+    [
+      'a crash',
+      'import ctypes, logging\nsteps = [1, 2]\ntry:\n    {}["k"]\nexcept KeyError:\n    logging.exception("BOOM handled, now crashing")\nctypes.string_at(0)\n',
+      'killed by SIGSEGV',
+      /string_at\(0\)/,
+    ],
+    [
+      'an exit status',
+      'import logging, sys\ndef main():\n    try:\n        {}["k"]\n    except KeyError:\n        logging.exception("BOOM config invalid")\n        return 2\n    return 0\nsys.exit(main())\n',
+      'KeyError, then exit status 2',
+      /exit\(|return 2/,
+    ],
+  ])) {
+    for (const backend of BACKENDS) {
+      test(`${name}, ${backend}`, async () => {
+        const dir = fixture({ 'prog.py': source });
+        const r = await runCli(
+          [
+            'prog.py',
+            '--err-msg',
+            'BOOM',
+            '-o',
+            'min.py',
+            '--same-error',
+            '--backend',
+            backend,
+            '--report',
+            'r.json',
+          ],
+          { cwd: dir },
+        );
+        assert.equal(r.code, 0, r.stderr);
+        const report = JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'));
+        assert.equal(report.failure.original.kind, kind);
+        assert.equal(report.failure.result.kind, kind);
+        assert.match(fs.readFileSync(path.join(dir, 'min.py'), 'utf8'), ending);
+        const run = spawnSync('python3', ['min.py'], { cwd: dir, encoding: 'utf8' });
+        const original = spawnSync('python3', ['prog.py'], { cwd: dir, encoding: 'utf8' });
+        assert.equal(run.status, original.status);
+        assert.equal(run.signal, original.signal);
+      });
+    }
+  }
+});
+
 describe('--same-error', { skip }, () => {
   // MSG is printed before the failure; without --same-error any crash after the print
   // reproduces it, so the result ends with whatever is simplest.

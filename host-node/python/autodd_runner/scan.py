@@ -48,6 +48,9 @@ WARNING = re.compile(rb".*:\d+: [A-Za-z_][\w.]*Warning: ")
 HEADER = re.compile(rb"(  \+ Exception Group )?Traceback \(most recent call last\):")
 
 EXCEPTION = re.compile(rb"([A-Za-z_][\w.]*)(?::|\s*$)")
+# An exception group's own line with no "Traceback" header above it (raised out of an
+# `except*` block): `  | ExceptionGroup:  (2 sub-exceptions)`.
+GROUP = re.compile(rb"  \| ([A-Za-z_][\w.]*): .*\(\d+ sub-exceptions?\)$")
 
 MARKERS = (b'File "', b"Traceback (most recent call last):", b"Warning: ")
 
@@ -141,15 +144,18 @@ class OutputScan:
         frame = FRAME.match(text)
         if frame:
             self.quote = frame.group(1) or b""
-            # A SyntaxError of the program itself has a frame with no `, in NAME` and no
-            # "Traceback" line (a stack printed by traceback.print_stack() has `, in`).
-            syntax = not text.startswith(b", in ", frame.end())
+            # A SyntaxError of the program itself has a frame with nothing after the line
+            # number and no "Traceback" line (a stack printed by traceback.print_stack()
+            # has `, in NAME`, one of faulthandler ` in NAME`).
+            syntax = not text[frame.end() :].strip()
             if self.expect is None and self.quote == b"" and syntax:
                 self.expect = b""
         elif HEADER.match(text):
             self.expect = b"  | " if text.startswith(b" ") else b""
         elif WARNING.match(text):
             self.warned = True
+        elif self.expect is None and GROUP.match(text):
+            self.exception = GROUP.match(text).group(1).decode("latin-1")
         elif self.expect is not None and text.startswith(self.expect):
             found = EXCEPTION.match(text, len(self.expect))
             if found:

@@ -54,15 +54,21 @@ export function signalName(number) {
 }
 
 /**
- * How a run failed, in a few words: its exception type, the signal that killed it, or
- * its exit status (`ValueError`, `killed by SIGSEGV`, `exit status 1`); for `--same-error`
- * two runs fail the same way when these are equal.
+ * How a run failed, in a few words: the signal that killed it, else its exception type
+ * (with its exit status when that is not an uncaught exception's 1), else its exit
+ * status (`killed by SIGSEGV`, `ValueError`, `KeyError, then exit status 0`,
+ * `exit status 2`); for `--same-error` two runs fail the same way when these are equal.
+ * A traceback that was only printed (logged) does not hide a crash or an exit status.
  * @param {RunResult} run
  * @returns {string}
  */
 export function failureKind(run) {
-  if (run.exception) return run.exception;
   if (run.outcome === 'signaled') return `killed by ${run.signal}`;
+  if (run.exception) {
+    return run.outcome === 'exited' && run.exitCode !== 1
+      ? `${run.exception}, then exit status ${run.exitCode}`
+      : run.exception;
+  }
   if (run.outcome === 'exited') return `exit status ${run.exitCode}`;
   return run.outcome;
 }

@@ -26,6 +26,11 @@ const FRAME = /^( *\| )?  File "[^\n]*", line \d+/;
 const WARNING = /^[^\n]*:\d+: [A-Za-z_][\w.]*Warning: /;
 /** A traceback at the top level (not one of a group's sub-exceptions). */
 const HEADER = /^(  \+ Exception Group )?Traceback \(most recent call last\):/;
+/**
+ * An exception group's own line with no "Traceback" header above it (raised out of an
+ * `except*` block): `  | ExceptionGroup:  (2 sub-exceptions)`.
+ */
+const GROUP = /^  \| ([A-Za-z_][\w.]*): .*\(\d+ sub-exceptions?\)$/;
 /** `ValueError: …`, `json.decoder.JSONDecodeError: …`, `KeyboardInterrupt`. */
 const EXCEPTION = /^([A-Za-z_][\w.]*)(?::|\s*$)/;
 /** A block of complete lines with none of these can hold no quote and no traceback. */
@@ -142,14 +147,17 @@ export class OutputScan {
     const frame = FRAME.exec(text);
     if (frame) {
       this.quote = frame[1] ?? '';
-      // A SyntaxError of the program itself has a frame with no `, in NAME` and no
-      // "Traceback" line (a stack printed by traceback.print_stack() has `, in`).
-      const syntax = !text.slice(frame[0].length).startsWith(', in ');
+      // A SyntaxError of the program itself has a frame with nothing after the line
+      // number and no "Traceback" line (a stack printed by traceback.print_stack() has
+      // `, in NAME`, one of faulthandler ` in NAME`).
+      const syntax = text.slice(frame[0].length).trim() === '';
       if (this.expect === null && this.quote === '' && syntax) this.expect = '';
     } else if (HEADER.test(text)) {
       this.expect = text.startsWith(' ') ? '  | ' : '';
     } else if (WARNING.test(text)) {
       this.warned = true;
+    } else if (this.expect === null && GROUP.test(text)) {
+      this.exception = /** @type {RegExpExecArray} */ (GROUP.exec(text))[1];
     } else if (this.expect !== null && text.startsWith(this.expect)) {
       const type = EXCEPTION.exec(text.slice(this.expect.length));
       if (type) {
