@@ -487,7 +487,12 @@ function notReproducedLine(result, args) {
   if (!final || !original || final.kind === original.kind) {
     // Failing alike but without MSG: MSG's file name is a likelier cause than chance.
     const named = namedProgram(args);
-    return `${head}: ${named || 'the failure may be flaky (see --retries)'}`;
+    // Every run had PYTHONHASHSEED=0 unless it was set; the final check is the user's.
+    const seeded =
+      process.env.PYTHONHASHSEED === undefined
+        ? ', or it depends on the hash seed (the reduction ran with PYTHONHASHSEED=0, the final check with a random one)'
+        : '';
+    return `${head}: ${named || `the failure may be flaky (see --retries)${seeded}`}`;
   }
   // Run where OUTPUT is, the result may miss the files beside the program.
   const outputDir = path.dirname(realpath(path.resolve(args.output)));

@@ -619,6 +619,26 @@ describe('a result whose MSG came from its file name', { skip }, () => {
   });
 });
 
+describe(
+  'a result whose MSG depends on the hash seed',
+  {
+    skip: skip || (process.env.PYTHONHASHSEED !== undefined && 'PYTHONHASHSEED is set here'),
+  },
+  () => {
+    test('names the seed the reduction ran with', async () => {
+      const words = '{"alpha", "beta", "gamma", "delta", "epsilon", "zeta"}';
+      const order = spawnSync('python3', ['-c', `print(" ".join(${words}))`], {
+        env: { ...process.env, PYTHONHASHSEED: '0' },
+        encoding: 'utf8',
+      }).stdout.trim();
+      const dir = fixture({ 'seeded.py': `unused = 1\nprint(" ".join(${words}))\n` });
+      const run = await runCli(['seeded.py', '--err-msg', order, '-o', 'min.py'], { cwd: dir });
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stderr, /or it depends on the hash seed \(the reduction ran with PYTHONHASHSEED=0/);
+    });
+  },
+);
+
 describe('--warm-up that ends the worker', { skip }, () => {
   test('is dropped with a warning, and the report says so', async () => {
     const dir = fixture({
