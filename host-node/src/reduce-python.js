@@ -105,7 +105,9 @@ export async function reducePython(options) {
   // Python is probed (a process start, tens of milliseconds) while the engine loads
   // and parses the program.
   const workspaceReady = Workspace.create({
-    python: options.python ?? 'python3',
+    // Through a launcher, `python` names the other side's interpreter (a venv the login
+    // node may not have); autodd's own helpers here run on this machine's python3.
+    python: launcher ? 'python3' : (options.python ?? 'python3'),
     jobs,
     cwd: options.cwd,
     sourcePath: options.file,

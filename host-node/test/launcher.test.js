@@ -481,6 +481,34 @@ describe('--launcher: the template', () => {
     }
   });
 
+  test('--python names the interpreter on the other side, which need not exist here', async () => {
+    const dir = tempDir();
+    const there = path.join(dir, 'there');
+    fs.mkdirSync(there);
+    // `rpython` exists only on the launcher's PATH.
+    const real = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+      encoding: 'utf8',
+    }).stdout.trim();
+    fs.symlinkSync(real, path.join(there, 'rpython'));
+    fs.writeFileSync(path.join(dir, 'prog.py'), 'unused = 1\nraise ValueError("only " + "there")\n');
+    const run = await runCli(
+      [
+        'prog.py',
+        '--err-msg',
+        'only there',
+        '-o',
+        'out.py',
+        '--launcher',
+        `env PATH=${there}:/usr/bin:/bin`,
+        '--python',
+        'rpython',
+      ],
+      { cwd: dir },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(fs.readFileSync(path.join(dir, 'out.py'), 'utf8'), "raise ValueError('only there')\n");
+  });
+
   test('--stdin: every run on the other side reads the file given here', async () => {
     const dir = tempDir();
     fs.writeFileSync(
