@@ -229,6 +229,8 @@ describe('the final check is the user run', { skip }, () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, new RegExp(`final check: \\S*python3?\\S* ${out} in ${parent} \\(`));
     assert.match(r.stderr, /reproduces when run on its own \(2 of 2 runs\)/);
+    // The module is the program's: left to each candidate, not a failed preload.
+    assert.doesNotMatch(r.stderr, /not preloaded/);
     const run = spawnSync('python3', [out], { cwd: parent, encoding: 'utf8' });
     assert.match(run.stderr, /ValueError: tile \d+ not a multiple of 16/);
   });

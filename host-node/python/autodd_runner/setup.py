@@ -109,12 +109,18 @@ def preload(modules, program_dir=None):
     imports it must write that output too). Returns (loaded, failed, skipped)."""
     loaded, failed, skipped = [], [], []
     for name in modules:
+        top = name.partition(".")[0]
+        # Beside the program: found there only as the candidate runs (the folder is its
+        # sys.path[0], not the worker's).
+        beside = program_dir and any(
+            os.path.exists(os.path.join(program_dir, top + suffix)) for suffix in (".py", "")
+        )
         try:
-            spec = importlib.util.find_spec(name.partition(".")[0])
+            spec = None if beside else importlib.util.find_spec(top)
         except BaseException:  # noqa: BLE001 - a broken package: left to the candidate
             spec = None
         origin = os.path.realpath(getattr(spec, "origin", None) or "/")
-        if program_dir and origin.startswith(os.path.realpath(program_dir).rstrip("/") + "/"):
+        if beside or (program_dir and origin.startswith(os.path.realpath(program_dir).rstrip("/") + "/")):
             skipped.append([name, "in the program's folder"])
             continue
         before = set(sys.modules)
