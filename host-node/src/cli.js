@@ -456,6 +456,17 @@ function summarize(result, args) {
     ].filter(Boolean);
     out(`final check: ${shellLine(check.command)} in ${check.cwd} (${how.join(', ')})`);
   }
+  if (result.reproduced && args.launcher && args.ship?.length) {
+    // The check ran the result on the other side, beside the files shipped there.
+    const outputDir = path.dirname(realpath(path.resolve(args.output)));
+    const programDir = path.dirname(realpath(path.resolve(args.source)));
+    if (outputDir !== programDir) {
+      out(
+        `warning: the final check ran ${args.output} beside the shipped files; here it is in ${outputDir}, ` +
+          `not beside them in ${programDir}`,
+      );
+    }
+  }
   if (result.reproduced) {
     out(
       `wrote ${args.output}; it reproduces when run on its own` +

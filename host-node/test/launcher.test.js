@@ -232,6 +232,30 @@ describe('--launcher: the template', () => {
     // The result fails the same way here, where the files are.
     const here = spawnSync('python3', ['out.py'], { cwd: dir, encoding: 'utf8' });
     assert.match(here.stderr, /ValueError: K shape check failed/);
+    assert.doesNotMatch(run.stderr, /beside the shipped files/);
+    // OUTPUT elsewhere: checked there beside the shipped files, it needs them here too.
+    const elsewhere = path.join(tempDir(), 'out.py');
+    const away = await runCli(
+      [
+        'prog.py',
+        '--err-msg',
+        MSG,
+        '-o',
+        elsewhere,
+        '--launcher',
+        'env',
+        '--ship',
+        'helpers.py',
+        '--ship',
+        'data',
+      ],
+      { cwd: dir },
+    );
+    assert.equal(away.code, 0, away.stderr);
+    assert.match(
+      away.stderr,
+      /warning: the final check ran .*out\.py beside the shipped files; here it is in /,
+    );
   });
 
   test('a worker there leaves shipped modules to each candidate, and compiles them once', async () => {
