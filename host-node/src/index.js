@@ -2,6 +2,7 @@
 // `autodd` command runs. Both drive the same wasm engine through ./reduce.js.
 
 import { AutoddError } from './errors.js';
+import { unlessAborted } from './backends/runner.js';
 import { checkJobs, checkOptions, checkSignal, createReducer, drive } from './reduce.js';
 
 export { AutoddError } from './errors.js';
@@ -45,7 +46,7 @@ export async function reduce(options) {
       // Already aborted: the original is not checked (drive() returns it at once).
       if (!signal?.aborted) {
         const verdict = Promise.resolve().then(() => isInteresting(reducer.best(), original.signal));
-        accepts = await untilAborted(verdict, signal);
+        accepts = await unlessAborted(verdict, signal);
       }
     } finally {
       signal?.removeEventListener('abort', abort);
@@ -65,30 +66,4 @@ export async function reduce(options) {
   } finally {
     reducer.free();
   }
-}
-
-/**
- * `promise`'s value, or undefined as soon as `signal` aborts.
- * @template T
- * @param {Promise<T>} promise
- * @param {AbortSignal | undefined} signal
- * @returns {Promise<T | undefined>}
- */
-function untilAborted(promise, signal) {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const stop = () => resolve(undefined);
-    signal.addEventListener('abort', stop, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', stop);
-        resolve(value);
-      },
-      (err) => {
-        signal.removeEventListener('abort', stop);
-        reject(err);
-      },
-    );
-  });
 }

@@ -710,7 +710,7 @@ export class RunnerBackend {
  * @param {AbortSignal | undefined} signal
  * @returns {Promise<T | undefined>}
  */
-function unlessAborted(promise, signal) {
+export function unlessAborted(promise, signal) {
   if (!signal) return promise;
   if (signal.aborted) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
