@@ -458,8 +458,7 @@ function summarize(result, args) {
   }
   if (result.reproduced && args.launcher && args.ship?.length) {
     // The check ran the result on the other side, beside the files shipped there.
-    const outputDir = path.dirname(realpath(path.resolve(args.output)));
-    const programDir = path.dirname(realpath(path.resolve(args.source)));
+    const { outputDir, programDir } = folders(args);
     if (outputDir !== programDir) {
       out(
         `warning: the final check ran ${args.output} beside the shipped files; here it is in ${outputDir}, ` +
@@ -506,12 +505,22 @@ function notReproducedLine(result, args) {
     return `${head}: ${named || `the failure may be flaky (see --retries)${seeded}`}`;
   }
   // Run where OUTPUT is, the result may miss the files beside the program.
-  const outputDir = path.dirname(realpath(path.resolve(args.output)));
-  const programDir = path.dirname(realpath(path.resolve(args.source)));
+  const { outputDir, programDir } = folders(args);
   return (
     `${head}: it ends with ${final.kind}` +
     (outputDir === programDir ? '' : ` (it runs in ${outputDir}, the program's files are in ${programDir})`)
   );
+}
+
+/**
+ * The folders OUTPUT and the program are in, links resolved.
+ * @param {CliArgs} args
+ */
+function folders(args) {
+  return {
+    outputDir: path.dirname(realpath(path.resolve(args.output))),
+    programDir: path.dirname(realpath(path.resolve(args.source))),
+  };
 }
 
 /**
