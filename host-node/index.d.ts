@@ -460,7 +460,11 @@ export interface ReducePythonResult {
   warmUpDropped: boolean;
   /** The GPUs (see `gpus`) and each job's, or null without `gpus`. */
   gpus: { devices: string[]; jobs: string[] } | null;
-  /** Workers started again because one died, under a candidate or between two (see `launcher`). */
+  /**
+   * Workers started again because one died, under a candidate or between two, and launches
+   * made again because one was lost (the subproc backend's, the final check's through a
+   * launcher; see `launcher`).
+   */
   restarts: number;
   /** Jobs (1-based) dropped because their worker could not be started again. */
   droppedJobs: number[];

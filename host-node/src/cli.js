@@ -336,7 +336,8 @@ export async function main(argv) {
     }
     const traceFd = trace;
     // Resolved here (`auto` reads the machine once) so the progress can name each job's GPU.
-    const gpus = args.gpus === undefined ? undefined : parseGpus(args.gpus);
+    const gpus =
+      args.gpus === undefined ? undefined : parseGpus(args.gpus, process.env, args.launcher !== undefined);
     if (gpus) reporter.useDevices(jobDevices(gpus, args.jobs));
     const result = await reducePython({
       file: args.source,

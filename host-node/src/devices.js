@@ -28,9 +28,17 @@ const SHOWN = /^(\d+|GPU-[0-9A-Za-z-]+|MIG-[0-9A-Za-z/-]+)$/;
  * The devices `--gpus` names: a comma-separated list, or `auto` for the machine's.
  * @param {string | readonly string[]} gpus
  * @param {NodeJS.ProcessEnv} [env] where `auto` looks first
+ * @param {boolean} [launched] the jobs run where a launcher starts them: `auto`, which
+ *   reads this machine, is refused
  * @returns {string[]}
  */
-export function parseGpus(gpus, env = process.env) {
+export function parseGpus(gpus, env = process.env, launched = false) {
+  if (gpus === 'auto' && launched) {
+    throw new AutoddError(
+      'usage',
+      "--gpus auto reads this machine's GPUs, not those where --launcher runs the jobs: name those, e.g. --gpus 0,1, or leave --gpus out to keep the devices the launcher gives each job",
+    );
+  }
   if (gpus === 'auto') {
     const found = machineGpus(env);
     if (found.length === 0) {

@@ -109,6 +109,9 @@ export function shellLine(words) {
     .join(' ');
 }
 
+/** The most of what the other side said that a message quotes. */
+const MESSAGE_CHARS = 400;
+
 /** Commands that hand the words after them to a shell on the other side. */
 const REMOTE_SHELLS = ['ssh', 'autossh'];
 
@@ -128,6 +131,14 @@ export class Launcher {
   constructor({ template, hosts = [], python, ship = {}, stdin, shell }) {
     this.words = splitWords(template);
     if (this.words.length === 0) throw new AutoddError('usage', '--launcher must name a command');
+    // `{hosts}`, `{HOST}`: a mistyped placeholder would reach the launcher as a host name.
+    // A shell's `${name}` is left alone.
+    const unknown = this.words
+      .flatMap((w) => [...w.matchAll(/(?<!\$)\{([A-Za-z_][A-Za-z0-9_]*)\}/g)])
+      .find((m) => m[1] !== 'host');
+    if (unknown) {
+      throw new AutoddError('usage', `--launcher has ${unknown[0]}: the only placeholder is {host}`);
+    }
     const wantsHost = this.words.some((w) => w.includes('{host}'));
     if (wantsHost && hosts.length === 0) {
       throw new AutoddError('usage', '--launcher has {host}: name the hosts with --hosts h1,h2,…');
@@ -255,6 +266,18 @@ export class Launcher {
    */
   command(slot) {
     return [...this.launcherWords(slot), this.python];
+  }
+
+  /**
+   * What the other side said, as a message may quote it: the worker's code, which a
+   * shell there may echo whole (bash quotes the line it could not parse), as `CODE`
+   * (a part of it, where only the end of the stream was kept, as `…`), and at most
+   * MESSAGE_CHARS characters.
+   * @param {string} text
+   */
+  brief(text) {
+    const short = text.replaceAll(this.boot, 'CODE').replace(/[A-Za-z0-9+/=]{200,}/g, '…');
+    return short.length > MESSAGE_CHARS ? `${short.slice(0, MESSAGE_CHARS - 1)}…` : short;
   }
 
   /**

@@ -144,6 +144,8 @@ export async function reducePython(options) {
   let cpuShares;
   /** The runner's restarted workers and dropped jobs (see `launcher`). */
   let restarts = () => ({ restarts: 0, droppedJobs: /** @type {number[]} */ ([]) });
+  /** Launches made again in the final check's runs through a launcher (its backends, when closed). */
+  let freshRestarts = 0;
   /** @type {(() => number | null | undefined) | undefined} the runner's data limit */
   let dataLimit;
   /** @type {(() => (number | undefined)[]) | undefined} the runner's heaps in huge pages */
@@ -188,6 +190,7 @@ export async function reducePython(options) {
       warmUpDropped: warmUpDropped(),
       gpus: gpus && devices ? { devices: gpus, jobs: devices } : null,
       ...restarts(),
+      restarts: restarts().restarts + freshRestarts,
     };
   };
   try {
@@ -315,6 +318,7 @@ export async function reducePython(options) {
               // while this one goes on.
               if (!more || runSignal?.aborted) {
                 freshBackends.delete(slot);
+                freshRestarts += fresh.restarts;
                 await fresh.close();
               }
             }
@@ -398,10 +402,26 @@ export async function reducePython(options) {
         if (!judged) {
           const last = checks[checks.length - 1];
           if (launcher && checks.every((run) => run.unstarted)) {
-            // Not the program's failure: nothing ran it.
+            // Not the program's failure: nothing ran it. What each job's launch said,
+            // held back from warnings until now, once for the jobs that said the same.
+            const starts = 'failedStarts' in backend ? backend.failedStarts : new Map();
+            /** @type {Map<string, string[]>} what was said → the jobs that said it */
+            const said = new Map();
+            for (const [slot, why] of [...starts].sort(([a], [b]) => a - b)) {
+              const host = launcher.host(slot);
+              said.set(why, [...(said.get(why) ?? []), `job ${slot + 1}${host ? ` (${host})` : ''}`]);
+            }
+            const why = said.size
+              ? [...said].map(([text, who]) => `${who.join(', ')}: ${text || 'nothing on stderr'}`).join('; ')
+              : last.error;
+            // A shell there that could not read the worker's line: the words went unquoted.
+            const quoting =
+              !launcher.viaShell && /syntax error|unexpected/i.test(why ?? '')
+                ? '; if the launcher hands its words to a shell there as one line, add --launcher-shell yes'
+                : '';
             throw new AutoddError(
               'workers-lost',
-              `Python did not start through --launcher: ${last.error}; try it by hand: ${launcher.probeLine(0)}`,
+              `Python did not start through --launcher: ${why}${quoting}; try it by hand: ${launcher.probeLine(0)}`,
             );
           }
           const hints = likelyCauses(last, source, {

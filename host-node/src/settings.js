@@ -93,7 +93,8 @@ export function settingsOf(options) {
     );
   }
   const sameError = options.sameError === true;
-  const gpus = options.gpus === undefined ? null : parseGpus(options.gpus, options.env);
+  const gpus =
+    options.gpus === undefined ? null : parseGpus(options.gpus, options.env, options.launcher !== undefined);
   /** Each job's device (`gpus`), or null. */
   const devices = gpus && jobDevices(gpus, jobs);
   const launcher = launcherOf(options);

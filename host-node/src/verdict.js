@@ -98,6 +98,15 @@ export function likelyCauses(run, source, setting) {
       'the runner runs it in a fork of a warm Python that imported its modules ahead: try --backend subproc, or --no-preload',
     );
   }
+  if (
+    /\bos\.(fork|spawn\w*|posix_spawn\w*)\(|\bmultiprocessing\b|\bPopen\(|start_new_session|daemon\s*=\s*True/.test(
+      source,
+    )
+  ) {
+    hints.push(
+      'a process it starts that writes the message after the program exits is not heard: each run ends with all its processes',
+    );
+  }
   if (setting.isolated && /Read-only file system|EROFS/.test(output)) {
     hints.push('it writes outside the folders a run may write to: see --no-sandbox');
   }

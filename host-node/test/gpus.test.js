@@ -44,6 +44,12 @@ describe('--gpus: which devices', () => {
     assert.deepEqual(machineGpus({ PATH: smi }), ['0', '1']);
     assert.deepEqual(machineGpus(none), []);
     assert.throws(() => parseGpus('auto', none), { code: 'usage', message: /--gpus auto found no GPU/ });
+    // Through a launcher the jobs' GPUs are the other side's: this machine's say nothing.
+    assert.throws(() => parseGpus('auto', { PATH: smi }, true), {
+      code: 'usage',
+      message: /^--gpus auto reads this machine's GPUs, not those where --launcher runs the jobs/,
+    });
+    assert.deepEqual(parseGpus('0,1', none, true), ['0', '1']);
     // As CUDA reads them: up to the first entry that is not a device, which hides the rest.
     assert.deepEqual(machineGpus({ ...none, CUDA_VISIBLE_DEVICES: '0,-1,2' }), ['0']);
     assert.deepEqual(machineGpus({ ...none, CUDA_VISIBLE_DEVICES: 'GPU-aa,MIG-bb/1/2' }), [

@@ -11,7 +11,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { Workspace } from '../src/python.js';
-import { BACKENDS, EXAMPLE, HAVE_ENGINE, processesWithMark, runCli, tempDir, waitFor } from './helpers.js';
+import {
+  BACKENDS,
+  EXAMPLE,
+  HAVE_ENGINE,
+  processesWithMark,
+  runCli,
+  runPython,
+  tempDir,
+  waitFor,
+} from './helpers.js';
 
 const skip = HAVE_ENGINE ? false : 'the wasm engine is not built (scripts/build-wasm.sh nodejs)';
 
@@ -249,6 +258,33 @@ describe('the final check is the user run', { skip }, () => {
       );
       assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
       assert.equal(fs.readFileSync(path.join(dir, 'min.py'), 'utf8'), 'import helper\n');
+    }
+  });
+
+  test('a child that writes the message after the program exits: the message says it is not heard', async () => {
+    const { dir } = project({
+      'late.py': [
+        'import os, sys, time',
+        'if os.fork() == 0:',
+        '    time.sleep(0.3)',
+        '    sys.stderr.write("late child: state corrupted\\n")',
+        '    os._exit(0)',
+        '',
+      ].join('\n'),
+    });
+    // A user sees it: the child outlives the program, and writes to the same terminal.
+    const user = runPython('late.py', dir);
+    assert.equal(user.status, 0);
+    assert.match(user.output, /state corrupted/);
+    for (const backend of BACKENDS) {
+      const r = await runCli(
+        ['late.py', '--err-msg', 'state corrupted', '-o', 'min.py', '--backend', backend],
+        {
+          cwd: dir,
+        },
+      );
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /writes the message after the program exits is not heard/);
     }
   });
 

@@ -52,15 +52,48 @@ describe('--launcher: the template', () => {
       assert.match(errors[0], /Python did not start through --launcher: .*Host key verification failed\./);
       assert.match(errors[0], /try it by hand: sh -c '.*exit 255' python3 -V$/);
       assert.doesNotMatch(run.stderr, /does not reproduce|PYTHONHASHSEED|--retries/);
-      if (backend === 'runner') {
-        assert.match(
-          run.stderr,
-          /job 1's worker did not start through the launcher: Host key verification failed\./,
-        );
-      }
+      // No job ever started: no warning for each before the error says it all.
+      assert.doesNotMatch(run.stderr, /warning/, run.stderr);
+      if (backend === 'runner') assert.match(errors[0], /: job 1: Host key verification failed\.;/);
       assert.equal(fs.existsSync(path.join(dir, 'out.py')), false);
     });
   }
+
+  test('hosts that all refuse: one error names each, jobs that said the same once', async () => {
+    const dir = tempDir();
+    fs.copyFileSync(EXAMPLE, path.join(dir, 'prog.py'));
+    const script = path.join(dir, 'refuse.sh');
+    fs.writeFileSync(
+      script,
+      [
+        'case $1 in',
+        '  gone*) echo "ssh: Could not resolve hostname $1: Name or service not known" >&2 ;;',
+        '  *) echo "Permission denied (publickey)." >&2 ;;',
+        'esac',
+        'exit 255',
+        '',
+      ].join('\n'),
+    );
+    const run = await runCli(
+      ['prog.py', '--err-msg', MSG, '-o', 'out.py', '-j', '3'].concat([
+        '--launcher',
+        `sh ${script} {host}`,
+        '--hosts',
+        'gone1,locked1,locked2',
+      ]),
+      { cwd: dir },
+    );
+    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        '^autodd: error: Python did not start through --launcher: ' +
+          'job 1 \\(gone1\\): ssh: Could not resolve hostname gone1: Name or service not known; ' +
+          'job 2 \\(locked1\\), job 3 \\(locked2\\): Permission denied \\(publickey\\)\\.; try it by hand: ',
+      ),
+    );
+  });
 
   test('a second Ctrl-C asks the launchers to end, and kills those that do not after their grace', async () => {
     const dir = tempDir();
@@ -111,18 +144,34 @@ describe('--launcher: the template', () => {
     const wrapped = new Launcher({ template: 'timeout 600 ssh {host}', hosts: ['a'], python: 'python3' });
     assert.equal(wrapped.argv(0, env, false).at(-2), code);
     assert.equal(srun.argv(0, env, false).at(-2), code.slice(1, -1));
+    // A shell's `${name}` in the template is the shell's, not a mistyped placeholder.
+    const braced = new Launcher({
+      template: 'sh -c \'exec ssh ${NODE_PREFIX}{host} "$@"\' sh',
+      hosts: ['7'],
+      python: 'python3',
+    });
+    assert.equal(braced.argv(0, env, false)[2], 'exec ssh ${NODE_PREFIX}7 "$@"');
   });
 
   test('--launcher-shell: a wrapper that hands the command to a shell there gets it quoted', async () => {
     // A site's own login wrapper, under a name of its own: like ssh, it joins its words
     // into one line that a shell on the other side reads.
     const dir = tempDir();
-    fs.writeFileSync(path.join(dir, 'gpu-login'), 'host=$1; shift\nexec sh -c "$*"\n');
+    fs.writeFileSync(path.join(dir, 'gpu-login'), 'host=$1; shift\nexec bash -c "$*"\n');
     fs.writeFileSync(path.join(dir, 'prog.py'), `unused = 1\nraise ValueError('${MSG}')\n`);
     const args = ['prog.py', '--err-msg', MSG, '--launcher', `sh ${path.join(dir, 'gpu-login')} {host}`];
     const guessed = await runCli([...args, '-o', 'guessed.py', '--hosts', 'a'], { cwd: dir });
     assert.equal(guessed.code, 2, guessed.stderr);
-    assert.match(guessed.stderr, /job 1's worker did not start through the launcher: .*(syntax|unexpected)/i);
+    assert.match(
+      guessed.stderr,
+      /Python did not start through --launcher: job 1 \(a\): .*(syntax|unexpected)/i,
+    );
+    // bash there quotes the line it could not read: the worker's code, said as CODE.
+    assert.match(
+      guessed.stderr,
+      / -c CODE autodd-remote-worker'; if the launcher hands .* add --launcher-shell yes;/,
+    );
+    assert.ok(guessed.stderr.length < 1000, guessed.stderr);
     const told = await runCli([...args, '-o', 'told.py', '--hosts', 'a', '--launcher-shell', 'yes'], {
       cwd: dir,
     });
@@ -165,6 +214,9 @@ describe('--launcher: the template', () => {
       [['--launcher', 'srun -N1', '--hosts', 'a,b'], /--hosts needs a --launcher with \{host\}/],
       [['--hosts', 'a'], /--hosts needs --launcher/],
       [['--launcher', "ssh '{host}", '--hosts', 'a'], /unclosed ' quote/],
+      [['--launcher', 'env', '--gpus', 'auto'], /--gpus auto reads this machine's GPUs/],
+      [['--launcher', 'ssh {hostt}'], /--launcher has \{hostt\}: the only placeholder is \{host\}/],
+      [['--launcher', 'srun --nodelist={HOST}', '--hosts', 'a'], /--launcher has \{HOST\}/],
       [['--ship', 'prog.py'], /--ship needs --launcher/],
       [['--launcher', 'env', '--ship', 'nothing.py'], /--ship nothing\.py: no such file or folder/],
       [['--launcher', 'env', '--ship', outside], /--ship .* is outside the program's folder/],
@@ -776,6 +828,43 @@ describe(
         assert.match(run.stderr, /but it did NOT reproduce in 2 runs on its own/);
       }
       assert.match(there.stderr, /final check: sh \S+ up python3 seeded-there\.py/);
+    });
+
+    test("a fresh run's launch lost on the way is made again, and --report counts it", async () => {
+      // The launcher loses the first launch of a single run (the original's check in a
+      // fresh python3, or the final check), as a dropped connection does. Launched when
+      // due (--no-prefork): a launch made ahead that is lost before its run is replaced
+      // then, and no run is made again.
+      const once = path.join(dir, 'lose-once.sh');
+      fs.writeFileSync(
+        once,
+        [
+          'case "$*" in *autodd-remote-run*)',
+          `  if mkdir ${dir}/lost-once 2>/dev/null; then echo "Connection reset by peer" >&2; exit 255; fi`,
+          'esac',
+          'shift; exec "$@"',
+          '',
+        ].join('\n'),
+      );
+      const run = await runCli(
+        [
+          'prog.py',
+          '--err-msg',
+          MSG,
+          '-o',
+          'relaunched.py',
+          '--report',
+          'relaunched.json',
+          '--no-prefork',
+        ].concat(['--launcher', `sh ${once} {host}`, '--hosts', 'up']),
+        { cwd: dir },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(fs.existsSync(path.join(dir, 'lost-once')), 'a launch was lost');
+      assert.equal(fs.readFileSync(path.join(dir, 'relaunched.py'), 'utf8'), local);
+      const report = JSON.parse(fs.readFileSync(path.join(dir, 'relaunched.json'), 'utf8'));
+      assert.equal(report.restarts, 1);
+      assert.deepEqual(report.droppedJobs, []);
     });
 
     test('with no job left, the reduction stops with one line and the best program so far', async () => {

@@ -48,18 +48,22 @@ export class Finder {
 
 /** A Finder that also keeps the stream's bounded tail, for messages. */
 export class Capture extends Finder {
-  /** @param {Buffer} needle */
-  constructor(needle) {
+  /**
+   * @param {Buffer} needle
+   * @param {number} [tailBytes] how much of the stream's end it keeps
+   */
+  constructor(needle, tailBytes = TAIL_BYTES) {
     super(needle);
+    this.tailBytes = tailBytes;
     this.tail = Buffer.alloc(0);
   }
 
   /** @param {Buffer} chunk */
   feed(chunk) {
     const first = super.feed(chunk);
-    const start = Math.max(chunk.length - TAIL_BYTES, 0);
+    const start = Math.max(chunk.length - this.tailBytes, 0);
     const tail = Buffer.concat([this.tail, chunk.subarray(start)]);
-    this.tail = Buffer.from(tail.subarray(Math.max(tail.length - TAIL_BYTES, 0)));
+    this.tail = Buffer.from(tail.subarray(Math.max(tail.length - this.tailBytes, 0)));
     return first;
   }
 

@@ -52,6 +52,34 @@ export async function untilNotLost(attempt, { signal, closed, onRetry }) {
 }
 
 /**
+ * What a backend says about its jobs' starts, held back until a job has run something:
+ * when none ever does (a refused key on every host), the one error that the reduction
+ * stops with says it all, and a warning for each job before it would only repeat it.
+ */
+export class JobWarnings {
+  /** @param {(message: string) => void} onWarning */
+  constructor(onWarning) {
+    this.onWarning = onWarning;
+    /** Whether a job ran something: warnings go out at once. */
+    this.open = false;
+    /** @type {string[]} */
+    this.held = [];
+  }
+
+  /** @param {string} message */
+  warn(message) {
+    if (this.open) this.onWarning(message);
+    else this.held.push(message);
+  }
+
+  /** A job ran something: the warnings held so far go out. */
+  release() {
+    this.open = true;
+    for (const message of this.held.splice(0)) this.onWarning(message);
+  }
+}
+
+/**
  * Drops job `slot`, which cannot run candidates any more, with a warning, when other
  * jobs are left. With none left, going on would turn every later candidate into a
  * crash, a verdict the fault made: the reduction stops (`workers-lost`), with the
@@ -61,7 +89,7 @@ export async function untilNotLost(attempt, { signal, closed, onRetry }) {
  * @param {Set<number>} backend.dropped the jobs dropped so far; `slot` joins them
  * @param {{ size: number }} backend.slots all the jobs
  * @param {import('../launcher.js').Launcher} [backend.launcher] names the job's host
- * @param {(message: string) => void} backend.onWarning
+ * @param {JobWarnings} backend.jobWarnings
  * @param {boolean} everRan whether any job ever got as far as running a candidate
  * @param {number} slot
  * @param {string} why what it lost, and what the last try said (`its worker died and
@@ -69,7 +97,7 @@ export async function untilNotLost(attempt, { signal, closed, onRetry }) {
  * @returns {boolean} whether it was dropped (false: the last job, which never ran
  *   anything: give the candidate the crash)
  */
-export function dropJob({ dropped, slots, launcher, onWarning }, everRan, slot, why) {
+export function dropJob({ dropped, slots, launcher, jobWarnings }, everRan, slot, why) {
   const host = launcher?.host(slot);
   const job = `job ${slot + 1}${host ? ` (${host})` : ''}`;
   if (slots.size - dropped.size <= 1) {
@@ -77,6 +105,6 @@ export function dropJob({ dropped, slots, launcher, onWarning }, everRan, slot, 
     throw new AutoddError('workers-lost', `${job}: ${why}, and no other job is left to run candidates`);
   }
   dropped.add(slot);
-  onWarning(`${job} dropped: ${why}`);
+  jobWarnings.warn(`${job} dropped: ${why}`);
   return true;
 }

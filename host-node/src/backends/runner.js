@@ -15,7 +15,7 @@ import {
   untrackGroup,
   untrackGroupSource,
 } from './capture.js';
-import { dropJob, untilNotLost } from './lost.js';
+import { dropJob, JobWarnings, untilNotLost } from './lost.js';
 import { runResult, signalName } from './result.js';
 import { isolationThere } from './subproc.js';
 import { Slots } from './slots.js';
@@ -23,6 +23,8 @@ import { Slots } from './slots.js';
 const WORKER = path.join(PYTHON_DIR, 'autodd_worker.py');
 /** How long past the candidate's timeout an unresponsive worker is given before it is killed. */
 const GRACE_MS = 5000;
+/** How much of the end of a worker's own stderr is kept for messages. */
+const WORKER_STDERR_BYTES = 32 * 1024;
 /** How long close() waits for a worker to exit by itself. */
 const EXIT_WAIT_MS = 1000;
 /** How a run ends whose worker died under it (a `crashed` run's error starts so). */
@@ -98,8 +100,12 @@ class Worker {
     this.pidFile = pidFile;
     /** The candidate's group, for a hard exit of this process. */
     this.candidateGroup = () => this.candidatePid();
-    /** The worker's own stderr (import errors, crashes), for messages. */
-    this.stderr = new Capture(Buffer.alloc(0));
+    /**
+     * The worker's own stderr (import errors, crashes), for messages: enough of it to
+     * hold a remote shell's complaint about the line that starts the worker, which
+     * quotes the worker's code whole (see `Launcher.brief`).
+     */
+    this.stderr = new Capture(Buffer.alloc(0), WORKER_STDERR_BYTES);
     /** @type {string[]} */
     this.failedImports = [];
     /** @type {number[] | null} the CPUs the worker and its candidates keep to (null: all) */
@@ -434,6 +440,10 @@ export class RunnerBackend {
     this.dropped = new Set();
     /** Whether any job's worker was up at some point. */
     this.everStarted = false;
+    /** @type {Set<number>} jobs whose worker was up at some point */
+    this.upSlots = new Set();
+    /** The warnings about jobs' starts, held until a worker is up. */
+    this.jobWarnings = new JobWarnings(this.onWarning);
     /** @type {Map<number, string>} jobs whose worker did not start through the launcher, and why */
     this.failedStarts = new Map();
     /** @type {Map<number, string>} jobs whose worker's Python failed as it started: its last words */
@@ -498,7 +508,9 @@ export class RunnerBackend {
           { signal, closed: () => this.closed },
         );
         if (!jobLost) return result;
-        const why = `its worker died and could not be started again (${result.error})`;
+        const why = this.upSlots.has(slot)
+          ? `its worker died and could not be started again (${result.error})`
+          : /** @type {string} */ (result.error);
         dropped = dropJob(this, this.everStarted, slot, why);
         if (!dropped) return result;
       } finally {
@@ -603,6 +615,8 @@ export class RunnerBackend {
       this.workers[slot] = worker;
       if (await worker.ready) {
         this.everStarted = true;
+        this.upSlots.add(slot);
+        this.jobWarnings.release();
         worker.timeoutMs = this.timeoutMs;
         worker.stuckAfterMs = this.stuckAfterMs;
         if (worker.failedImports.length && !this.warnedImports) {
@@ -633,10 +647,10 @@ export class RunnerBackend {
       if (this.closed) return undefined;
       if (this.launcher && !worker.warming && !worker.stderr.text().includes('Traceback')) {
         // Not Python's failure but the launcher's (a host down, a refused key): say so.
-        const why = worker.stderr.text().trim().split('\n').slice(-2).join(' | ');
+        const why = this.launcher.brief(worker.stderr.text().trim().split('\n').slice(-2).join(' | '));
         if (!this.failedStarts.has(slot)) {
           this.failedStarts.set(slot, why);
-          this.onWarning(
+          this.jobWarnings.warn(
             `job ${slot + 1}'s worker did not start through the launcher${why ? `: ${why}` : ''}`,
           );
         }

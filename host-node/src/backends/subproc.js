@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SANDBOX_PY } from '../python.js';
 import { endLauncher, killGroup, trackGroup, untrackGroup } from './capture.js';
-import { dropJob, untilNotLost } from './lost.js';
+import { dropJob, JobWarnings, untilNotLost } from './lost.js';
 import { runResult, signalName } from './result.js';
 import { OutputScan } from './scan.js';
 import { Slots } from './slots.js';
@@ -211,6 +211,8 @@ export class SubprocBackend {
     this.dropped = new Set();
     /** Whether any launch got as far as starting its program. */
     this.everLaunched = false;
+    /** The warnings about jobs dropped, held until a launch started its program. */
+    this.jobWarnings = new JobWarnings(this.onWarning);
     this.closed = false;
     this.env = env;
     this.sandbox = sandbox ?? ((/** @type {number} */ slot) => workspace.sandbox(slot));
@@ -281,7 +283,10 @@ export class SubprocBackend {
             if (retry > 0) this.dropSpare(slot);
             const child = this.takeLaunch(slot, remote.argv, env, ahead && retry === 0);
             const run = await this.spawn('', signal, null, this.workspace.cwd, env, { ...remote, child });
-            if (!run.lost || run.lost.started) this.everLaunched = true;
+            if (!run.lost || run.lost.started) {
+              this.everLaunched = true;
+              this.jobWarnings.release();
+            }
             return run;
           },
           { signal, closed: () => this.closed, onRetry: () => (this.restarts += 1) },
@@ -525,7 +530,8 @@ export class SubprocBackend {
           resolve({ result: runResult({ ...common, ...seen, ...fields, ms: remoteMs }) });
         } else if (status) {
           // The launcher ended, or hung, before the other side said how the program did.
-          const said = err.text().trim().split('\n').at(-1);
+          const lastLine = err.text().trim().split('\n').at(-1);
+          const said = lastLine && this.launcher ? this.launcher.brief(lastLine) : lastLine;
           const within = `within ${Math.round((this.timeoutMs + this.launchMs) / 1000)} s`;
           const how = !killed
             ? describeExit(exit)
