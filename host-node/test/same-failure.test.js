@@ -478,6 +478,30 @@ run([64, 256])
     assert.equal(json.sameError, true);
     assert.equal(json.failure.result.kind, 'TileError');
   });
+
+  test('an exception class named beyond ASCII is read, kept and named', async () => {
+    const dir = fixture({
+      'größe.py': [
+        'class Größenfehler(ValueError):',
+        '    pass',
+        '',
+        'def prüfe(n):',
+        '    if n > 2:',
+        '        raise Größenfehler(f"too many: {n}")',
+        '',
+        'prüfe(1)',
+        'prüfe(3)',
+        '',
+      ].join('\n'),
+    });
+    const r = await runCli(['größe.py', '--err-msg', 'too many', '-o', 'min.py'], { cwd: dir });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /original: Größenfehler, MSG in "Größenfehler: too many: 3"/);
+    assert.doesNotMatch(r.stderr, /warning/);
+    // class-to-base left the class alone: the result raises it, not ValueError.
+    const result = runScanned(path.join(dir, 'min.py'), 'too many');
+    assert.equal(result.exception, 'Größenfehler', fs.readFileSync(path.join(dir, 'min.py'), 'utf8'));
+  });
 });
 
 describe('flaky failures', { skip }, () => {

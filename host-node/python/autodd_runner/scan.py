@@ -43,16 +43,17 @@ MSG_LINE_CHARS = 200
 
 FRAME = re.compile(rb'( *\| )?  File "[^\n]*", line \d+')
 
-WARNING = re.compile(rb".*:\d+: [A-Za-z_][\w.]*Warning: ")
+WARNING = re.compile(rb".*:\d+: [A-Za-z_\x80-\xff][\w.\x80-\xff]*Warning: ")
 
 HEADER = re.compile(rb"(  \+ Exception Group )?Traceback \(most recent call last\):")
 
-EXCEPTION = re.compile(rb"([A-Za-z_][\w.]*)(?::|\s*$)")
+# A name beyond ASCII (`Größenfehler`) is matched by its UTF-8 bytes.
+EXCEPTION = re.compile(rb"([A-Za-z_\x80-\xff][\w.\x80-\xff]*)(?::|\s*$)")
 # An exception group's own line with no "Traceback" header above it (raised out of an
 # `except*` block): `  | ExceptionGroup:  (2 sub-exceptions)`.
-GROUP = re.compile(rb"  \| ([A-Za-z_][\w.]*): .*\(\d+ sub-exceptions?\)$")
+GROUP = re.compile(rb"  \| ([A-Za-z_\x80-\xff][\w.\x80-\xff]*): .*\(\d+ sub-exceptions?\)$")
 
-MARKERS = (b'File "', b"Traceback (most recent call last):", b"Warning: ")
+MARKERS = (b'File "', b"Traceback (most recent call last):", b"Warning: ", b" sub-exception")
 
 
 class OutputScan:
@@ -155,11 +156,11 @@ class OutputScan:
         elif WARNING.match(text):
             self.warned = True
         elif self.expect is None and GROUP.match(text):
-            self.exception = GROUP.match(text).group(1).decode("latin-1")
+            self.exception = GROUP.match(text).group(1).decode("utf-8", "replace")
         elif self.expect is not None and text.startswith(self.expect):
             found = EXCEPTION.match(text, len(self.expect))
             if found:
-                self.exception = found.group(1).decode("latin-1")
+                self.exception = found.group(1).decode("utf-8", "replace")
                 self.expect = None
         self.own_text(line)
         return "own"

@@ -23,18 +23,26 @@ const MSG_LINE_CHARS = 200;
  */
 const FRAME = /^( *\| )?  File "[^\n]*", line \d+/;
 /** `x.py:3: UserWarning: …`: the next line, indented by two, quotes the source. */
-const WARNING = /^[^\n]*:\d+: [A-Za-z_][\w.]*Warning: /;
+const WARNING = /^[^\n]*:\d+: [A-Za-z_\x80-\xff][\w.\x80-\xff]*Warning: /;
 /** A traceback at the top level (not one of a group's sub-exceptions). */
 const HEADER = /^(  \+ Exception Group )?Traceback \(most recent call last\):/;
 /**
  * An exception group's own line with no "Traceback" header above it (raised out of an
  * `except*` block): `  | ExceptionGroup:  (2 sub-exceptions)`.
  */
-const GROUP = /^  \| ([A-Za-z_][\w.]*): .*\(\d+ sub-exceptions?\)$/;
-/** `ValueError: …`, `json.decoder.JSONDecodeError: …`, `KeyboardInterrupt`. */
-const EXCEPTION = /^([A-Za-z_][\w.]*)(?::|\s*$)/;
-/** A block of complete lines with none of these can hold no quote and no traceback. */
-const MARKERS = ['File "', 'Traceback (most recent call last):', 'Warning: '].map((m) => Buffer.from(m));
+const GROUP = /^  \| ([A-Za-z_\x80-\xff][\w.\x80-\xff]*): .*\(\d+ sub-exceptions?\)$/;
+/**
+ * `ValueError: …`, `json.decoder.JSONDecodeError: …`, `KeyboardInterrupt`, and names
+ * beyond ASCII (`Größenfehler`), whose UTF-8 bytes the line's text holds one a character.
+ */
+const EXCEPTION = /^([A-Za-z_\x80-\xff][\w.\x80-\xff]*)(?::|\s*$)/;
+/**
+ * A block of complete lines with none of these can hold no quote and no traceback (nor
+ * a group's line, whose sub-exceptions need not have tracebacks).
+ */
+const MARKERS = ['File "', 'Traceback (most recent call last):', 'Warning: ', ' sub-exception'].map((m) =>
+  Buffer.from(m),
+);
 
 export class OutputScan {
   /** @param {Buffer} needle the message to look for, as UTF-8 bytes */
@@ -157,11 +165,11 @@ export class OutputScan {
     } else if (WARNING.test(text)) {
       this.warned = true;
     } else if (this.expect === null && GROUP.test(text)) {
-      this.exception = /** @type {RegExpExecArray} */ (GROUP.exec(text))[1];
+      this.exception = fromBytes(/** @type {RegExpExecArray} */ (GROUP.exec(text))[1]);
     } else if (this.expect !== null && text.startsWith(this.expect)) {
       const type = EXCEPTION.exec(text.slice(this.expect.length));
       if (type) {
-        this.exception = type[1];
+        this.exception = fromBytes(type[1]);
         this.expect = null;
       }
     }
@@ -183,4 +191,12 @@ export class OutputScan {
       .trim();
     this.msgLine = line.length > MSG_LINE_CHARS ? `${line.slice(0, MSG_LINE_CHARS)}…` : line;
   }
+}
+
+/**
+ * A name read from a line's text, each of its UTF-8 bytes one character, as the name.
+ * @param {string} text
+ */
+function fromBytes(text) {
+  return Buffer.from(text, 'latin1').toString('utf8');
 }
