@@ -26,6 +26,7 @@ import {
   Oracle,
   ran,
   runnerDiffers,
+  uncompiled,
 } from './verdict.js';
 import { failureKind } from './backends/result.js';
 
@@ -422,6 +423,18 @@ export async function reducePython(options) {
             throw new AutoddError(
               'workers-lost',
               `Python did not start through --launcher: ${why}${quoting}; try it by hand: ${launcher.probeLine(0)}`,
+            );
+          }
+          const name = path.basename(workspace.file(0));
+          const refused = uncompiled(last, name);
+          if (refused) {
+            const python = launcher
+              ? `${launcher.python} there`
+              : `${options.python ?? 'python3'} (Python ${workspace.info.version})`;
+            throw new AutoddError(
+              'no-python',
+              `${python} cannot compile ${name} (line ${refused.line}: ${refused.error}), so none of it ran: ` +
+                'if it needs a newer Python, name one with --python',
             );
           }
           const hints = likelyCauses(last, source, {

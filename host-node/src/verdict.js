@@ -114,6 +114,26 @@ export function likelyCauses(run, source, setting) {
 }
 
 /**
+ * Where the interpreter refused to compile the program itself (its syntax is a newer
+ * Python's, say), so that nothing of it ran: the error line and its line number; null
+ * for any other run. Python reports that with a frame of the program's file that names
+ * no function and no "Traceback" header (a SyntaxError the program raises by compiling
+ * a string has both).
+ * @param {RunResult} run
+ * @param {string} fileName the program's file name, as the run named it
+ * @returns {{ error: string, line: number } | null}
+ */
+export function uncompiled(run, fileName) {
+  if (!['SyntaxError', 'IndentationError', 'TabError'].includes(run.exception ?? '')) return null;
+  const text = run.stderrTail;
+  if (text.includes('Traceback (most recent call last):')) return null;
+  const frame = /^ {2}File "(?:[^\n]*\/)?([^\n/]*)", line (\d+)$/m.exec(text);
+  const error = new RegExp(`^${run.exception}: .*$`, 'm').exec(text);
+  if (!frame || frame[1] !== fileName || !error) return null;
+  return { error: error[0], line: Number(frame[2]) };
+}
+
+/**
  * Whether a run ran to its end (it exited or died of a signal), rather than being
  * killed at a time limit, cancelled, or failing to start.
  * @param {RunResult} run
@@ -206,8 +226,10 @@ export function notReprinted(errMsg, run, original, timeout) {
   });
   return new AutoddError(
     'not-reproduced',
-    `the original reproduces, but not once printed without its comments and layout, the copy autodd reduces: ${what}; ` +
-      'a failure that depends on the text itself (comments, line numbers, a function read by inspect.getsource) cannot be reduced',
+    `the original reproduces, but not as autodd prints the copy it reduces (no comments, its own layout, ` +
+      `literals written its own way): ${what}; ` +
+      'a failure that depends on how the text is written (comments, line numbers, a SyntaxWarning about an escape ' +
+      'in a literal, a function read by inspect.getsource) cannot be reduced',
     { details: "the printed copy's run:\n" + outputOf(run) },
   );
 }

@@ -36,6 +36,12 @@ function pyenv(minor) {
   return found.at(-1);
 }
 
+/** An interpreter older than PEP 695: pyenv's 3.11, else the system's python3 if it is older. */
+const PY311 =
+  pyenv('3.11') ??
+  (spawnSync('python3', ['-c', 'import sys; sys.exit(sys.version_info >= (3, 12))']).status === 0
+    ? 'python3'
+    : undefined);
 const PY312 = pyenv('3.12');
 const PY313 = pyenv('3.13');
 
@@ -63,6 +69,28 @@ describe('newer syntax, and syntax autodd refuses', { skip: !HAVE_ENGINE && 'eng
       /^autodd: error: bad\.py: syntax error at line 1, column 7: .* \(python3 \(Python 3\.\d+\.\d+\) refuses it too\)\n$/,
     );
   });
+
+  test(
+    'an interpreter too old for the program is named, on one line',
+    { skip: !PY311 && 'no Python older than 3.12' },
+    async () => {
+      const dir = tempDir();
+      const { source, msg } = corpusCase('pep695_type_params.py');
+      fs.writeFileSync(path.join(dir, 'generic.py'), source);
+      const args = ['generic.py', '--err-msg', /** @type {string} */ (msg), '-o', 'out.py'];
+      for (const backend of ['runner', 'subproc']) {
+        const run = await runCli([...args, '--python', /** @type {string} */ (PY311), '--backend', backend], {
+          cwd: dir,
+        });
+        assert.equal(run.code, 2, run.stderr);
+        assert.match(
+          run.stderr,
+          /^autodd: error: \S*python3 \(Python 3\.1[01]\.\d+\) cannot compile generic\.py \(line \d+: SyntaxError: invalid syntax\), so none of it ran: if it needs a newer Python, name one with --python\n$/,
+        );
+        assert.equal(fs.existsSync(path.join(dir, 'out.py')), false);
+      }
+    },
+  );
 
   for (const name of fs
     .readdirSync(CORPUS)
