@@ -301,7 +301,7 @@ try:
     sys.path.append(shims)
     from autodd_runner.worker import main
 
-    main(home, startup=STARTUP)
+    main(home, startup=STARTUP, keep=(gone_w,))
 finally:
     if os.getpid() == owner:  # not in a forked process that got here
         remove(home)

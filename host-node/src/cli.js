@@ -329,9 +329,11 @@ export async function main(argv) {
     if (args.report && args.trace && sameFile(path.resolve(args.report), path.resolve(args.trace))) {
       throw new AutoddError('usage', '--report and --trace name the same file');
     }
-    if (args.report) checkOutput(args.report, args.source, '--report');
+    // Files autodd reads: a report or a trace written over one would lose it.
+    const inputs = { '--stdin': args.stdin, '--warm-up': args.warmUp };
+    if (args.report) checkOutput(args.report, args.source, '--report', inputs);
     if (args.trace) {
-      checkOutput(args.trace, args.source, '--trace');
+      checkOutput(args.trace, args.source, '--trace', inputs);
       trace = fs.openSync(args.trace, 'w');
     }
     const traceFd = trace;

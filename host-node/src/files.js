@@ -84,11 +84,18 @@ function declaredEncoding(bytes) {
  * @param {string} output
  * @param {string} [source] the program's path: OUTPUT may not overwrite it
  * @param {string} [label] what the file is, as the user named it
+ * @param {Record<string, string | undefined>} [inputs] other files autodd reads, by
+ *   option (`--stdin`): OUTPUT may not overwrite them either
  */
-export function checkOutput(output, source, label = 'OUTPUT') {
+export function checkOutput(output, source, label = 'OUTPUT', inputs = {}) {
   const resolved = path.resolve(output);
   if (source && sameFile(resolved, path.resolve(source))) {
     throw new AutoddError('bad-input', `${output} is the source file itself (${label} must be another file)`);
+  }
+  for (const [flag, file] of Object.entries(inputs)) {
+    if (typeof file === 'string' && sameFile(resolved, path.resolve(file))) {
+      throw new AutoddError('bad-input', `${output} is the ${flag} file (${label} must be another file)`);
+    }
   }
   let stat;
   try {

@@ -118,7 +118,8 @@ export function settingsOf(options) {
     throw new AutoddError('usage', 'give exactly one of file and source');
   }
   const source = options.file !== undefined ? readSource(options.file) : String(options.source);
-  if (output) checkOutput(output, options.file);
+  if (output)
+    checkOutput(output, options.file, 'OUTPUT', { '--stdin': options.stdin, '--warm-up': options.warmUp });
   return {
     errMsg,
     backendName,

@@ -273,6 +273,21 @@ describe('bad input', { skip }, () => {
       /cannot read nope-warm\.py \(the warm-up program\)/,
     ],
     [
+      'OUTPUT = the --stdin file',
+      ['ok.py', '--err-msg', 'BUG', '-o', 'other.py', '--stdin', 'other.py'],
+      /other\.py is the --stdin file \(OUTPUT must be another file\)/,
+    ],
+    [
+      'OUTPUT = the --warm-up file',
+      ['ok.py', '--err-msg', 'BUG', '-o', 'other.py', '--warm-up', 'other.py'],
+      /other\.py is the --warm-up file \(OUTPUT must be another file\)/,
+    ],
+    [
+      '--report = the --stdin file',
+      ['ok.py', '--err-msg', 'BUG', '-o', out, '--report', 'elsewhere.py', '--stdin', 'other.py'],
+      /elsewhere\.py is the --stdin file \(--report must be another file\)/,
+    ],
+    [
       '--warm-up with subproc',
       ['ok.py', '--err-msg', 'BUG', '-o', out, '--warm-up', 'ok.py', '--backend', 'subproc'],
       /--warm-up needs the runner backend/,

@@ -54,26 +54,33 @@ export function fixture(files) {
 /**
  * Runs `autodd ARGS` to completion.
  * @param {string[]} args
- * @param {{ cwd?: string, detached?: boolean, env?: NodeJS.ProcessEnv, onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void, onStart?: (child: import('node:child_process').ChildProcess) => void }} [options]
+ * @param {{ cwd?: string, detached?: boolean, env?: NodeJS.ProcessEnv, onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void, onStart?: (child: import('node:child_process').ChildProcess) => void, inherit?: Record<number, number> }} [options]
  *   `detached`: in a process group of its own (which a test may signal); `onStart`
- *   gets the process as soon as it is started
+ *   gets the process as soon as it is started; `inherit`: descriptors it starts with
+ *   open beside stdio, as a shell's `30<>file` leaves them (number there → fd here)
  * @returns {Promise<CliRun>}
  */
-export function runCli(args, { cwd, detached = false, env = {}, onStderr, onStart } = {}) {
+export function runCli(args, { cwd, detached = false, env = {}, onStderr, onStart, inherit = {} } = {}) {
   const mark = randomUUID();
   const tmp = tempDir();
+  /** @type {('ignore' | 'pipe' | number)[]} */
+  const stdio = ['ignore', 'pipe', 'pipe'];
+  for (const [at, fd] of Object.entries(inherit)) {
+    while (stdio.length < Number(at)) stdio.push('ignore');
+    stdio[Number(at)] = fd;
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd,
       env: { ...process.env, ...env, AUTODD_TEST_MARK: mark, TMPDIR: tmp },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio,
       detached,
     });
     onStart?.(child);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => {
+    child.stdout?.on('data', (d) => (stdout += d));
+    child.stderr?.on('data', (d) => {
       stderr += d;
       onStderr?.(stderr, child);
     });

@@ -261,6 +261,48 @@ describe('the final check is the user run', { skip }, () => {
     }
   });
 
+  test('descriptors left open by whoever started autodd reach no run', async () => {
+    const { dir } = project({
+      // Every run writes and removes through them, if it can: the original's checks,
+      // each candidate, the final check.
+      'fds.py': [
+        'import os',
+        'try:',
+        '    os.write(30, b"ESCAPED through fd 30\\n")',
+        'except OSError:',
+        '    pass',
+        'try:',
+        '    os.unlink("keep.txt", dir_fd=31)',
+        'except OSError:',
+        '    pass',
+        'raise RuntimeError("fd probe failed")',
+        '',
+      ].join('\n'),
+    });
+    const victim = tempDir();
+    fs.writeFileSync(path.join(victim, 'log.txt'), 'untouched\n');
+    fs.writeFileSync(path.join(victim, 'keep.txt'), 'kept\n');
+    for (const backend of BACKENDS) {
+      const file = fs.openSync(path.join(victim, 'log.txt'), 'r+');
+      const folder = fs.openSync(victim, 'r');
+      try {
+        const r = await runCli(
+          ['fds.py', '--err-msg', 'fd probe failed', '-o', 'min.py', '--backend', backend],
+          {
+            cwd: dir,
+            inherit: { 30: file, 31: folder },
+          },
+        );
+        assert.equal(r.code, 0, r.stderr);
+      } finally {
+        fs.closeSync(file);
+        fs.closeSync(folder);
+      }
+      assert.equal(fs.readFileSync(path.join(victim, 'log.txt'), 'utf8'), 'untouched\n', backend);
+      assert.ok(fs.existsSync(path.join(victim, 'keep.txt')), backend);
+    }
+  });
+
   test('a child that writes the message after the program exits: the message says it is not heard', async () => {
     const { dir } = project({
       'late.py': [

@@ -262,7 +262,7 @@ def contain(config, argv, text=None, said=None):
             program = os.fork()
             if program == 0:
                 try:
-                    os.close(status_w)
+                    close_inherited()
                     os.execv(argv[0], argv)
                 finally:
                     os._exit(127)  # it could not start
@@ -295,6 +295,22 @@ def _write_all(fd, text):
     data = text.encode(errors="replace")
     while data:
         data = data[os.write(fd, data) :]
+
+
+def close_inherited(keep=()):
+    """Closes every descriptor above stderr but those in `keep`: what the process that
+    started autodd left open (a shell's `30<>file`, a directory) would otherwise reach
+    every run, and write or remove files through it past any view of its own."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = range(3, 1 << 16)
+    for fd in fds:
+        if fd > 2 and fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # the listing's own, or not open
 
 
 def die_with_parent():

@@ -395,9 +395,12 @@ def remote_sandbox(home, run_dir, program):
     return config, refused, None
 
 
-def main(home=None, startup=None):
+def main(home=None, startup=None, keep=()):
     """Serves the host; `home`: started remotely, the worker's private folder;
-    `startup`: the modules Python had imported before the worker's code."""
+    `startup`: the modules Python had imported before the worker's code; `keep`: the
+    descriptors above stderr it and its candidates hold on to (the remote janitor's
+    pipe), every other one is closed."""
+    sandbox.close_inherited(keep)
     control = Control(os.dup(0), os.dup(1))
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
