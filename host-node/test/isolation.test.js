@@ -514,4 +514,26 @@ describe('nothing outlives a reduction', { skip: skipIsolated }, () => {
       });
     }
   }
+
+  test('runner: a candidate that kills the zygote, which adopts what it left, leaves nothing', async () => {
+    // It starts a sleeper in a session of its own, then kills its parent: the zygote,
+    // the process that would have killed the sleeper after the run.
+    const { dir } = project({
+      'killer.py': [
+        'import os, signal, subprocess, sys',
+        'subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)',
+        'print("zygote killer ran", flush=True)',
+        'parent = os.getppid()',
+        'grandparent = open(f"/proc/{parent}/stat").read().rsplit(")", 1)[1].split()[1]',
+        'if b"autodd_worker" in open(f"/proc/{grandparent}/cmdline", "rb").read():',
+        '    os.kill(parent, signal.SIGKILL)',
+        'raise RuntimeError("zygote killer ran")',
+        '',
+      ].join('\n'),
+    });
+    const run = await runCli(['killer.py', '--err-msg', 'zygote killer ran', '-o', 'min.py'], { cwd: dir });
+    assert.equal(run.code, 0, run.stderr);
+    await waitFor(() => processesWithMark(run.mark).length === 0, 3000).catch(() => {});
+    assert.deepEqual(processesWithMark(run.mark), [], run.stderr);
+  });
 });

@@ -55,8 +55,10 @@ class Forks:
     def spawn(self, path, out_w, err_w, done_w, closing):
         """Forks a child running `path` with its output on the given pipes; its pid."""
         # The children that exited since, whose status nobody asked for (a status is
-        # asked for before the next fork, so none is lost here).
-        reap_all()
+        # asked for before the next fork, so none is lost here), and what the last
+        # candidates left running that was handed to this process (a candidate that
+        # killed the zygote): killed.
+        kill_children(set())
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
         pid = os.fork()
@@ -430,16 +432,27 @@ def children():
         return set()
 
 
-def kill_children(keep):
-    """Kills every child but `keep`, with its group, until none is left: killing one
-    hands its own children over. Before a fork it gives up after STRAY_SECONDS (a
-    stray that keeps coming back is killed again before the next fork); with nothing
-    to keep (the zygote is going), after SWEEP_SECONDS. Returns the children reaped
-    meanwhile."""
-    deadline = time.monotonic() + (STRAY_SECONDS if keep else SWEEP_SECONDS)
+# Children of this process that were there before it started candidates (the remote
+# janitor, which the worker's process forked first): never strays.
+SPARED = set()
+
+
+def spare_children():
+    """Marks this process's children so far as none of the candidates' doing."""
+    SPARED.update(children())
+
+
+def kill_children(keep, sweep=None):
+    """Kills every child but `keep` (and SPARED), with its group, until none is left:
+    killing one hands its own children over. Before a fork it gives up after
+    STRAY_SECONDS (a stray that keeps coming back is killed again before the next
+    fork); with nothing to keep (the zygote is going), or `sweep`, after SWEEP_SECONDS.
+    Returns the children reaped meanwhile."""
+    long = not keep if sweep is None else sweep
+    deadline = time.monotonic() + (SWEEP_SECONDS if long else STRAY_SECONDS)
     reaped = []
     while True:
-        strays = children() - keep
+        strays = children() - keep - SPARED
         for pid in strays:
             kill_group(pid)
             try:

@@ -75,7 +75,7 @@ import time
 
 from . import precompile, sandbox
 from .candidate import warm_up
-from .forkers import Forks, Zygote, kill_group, spawn
+from .forkers import Forks, Zygote, adopt_orphans, kill_children, kill_group, spare_children, spawn
 from .scan import OutputScan
 from .settings import SETTINGS
 from .setup import collapse_heap, cpu_share, keep_to, limit_data, preload, unshadow, warm_up_with
@@ -485,6 +485,10 @@ def main(home=None, startup=None, keep=()):
     SETTINGS.prefork = bool(init.get("prefork"))
     # Again: what the worker imported since (the standard library's, from its path).
     unshadow(shadowing, startup)
+    # What a candidate leaves running is adopted by the zygote; should a candidate kill
+    # the zygote, by the worker, which kills it before its next fork and at its end.
+    spare_children()
+    adopt_orphans()
     forker = Zygote(control) if Zygote.available() else Forks(control)
     control.send(
         {
@@ -502,6 +506,14 @@ def main(home=None, startup=None, keep=()):
         }
     )
 
+    try:
+        serve_host(control, forker, needle, pid_fd, text_fd, text_path, program)
+    finally:
+        kill_children(set())
+
+
+def serve_host(control, forker, needle, pid_fd, text_fd, text_path, program):
+    """Runs the host's requests until it says exit or goes away."""
     while True:
         request = control.receive()
         if request is None or request.get("op") == "exit":
