@@ -28,6 +28,7 @@ import {
   runnerDiffers,
   uncompiled,
 } from './verdict.js';
+import { jobName } from './backends/lost.js';
 import { failureKind } from './backends/result.js';
 
 /** @typedef {import('./reduce.js').Progress} Progress */
@@ -161,6 +162,7 @@ export async function reducePython(options) {
    */
   const finished = (text, { interrupted, checked = true, reproduced = null, stripped = false }, driven) => {
     timings.totalMs = performance.now() - t0;
+    const lost = restarts();
     return {
       source: text,
       stats: driven?.stats ?? reducer.stats(),
@@ -190,8 +192,8 @@ export async function reducePython(options) {
       warmUp: warmUp?.name ?? null,
       warmUpDropped: warmUpDropped(),
       gpus: gpus && devices ? { devices: gpus, jobs: devices } : null,
-      ...restarts(),
-      restarts: restarts().restarts + freshRestarts,
+      ...lost,
+      restarts: lost.restarts + freshRestarts,
     };
   };
   try {
@@ -409,8 +411,7 @@ export async function reducePython(options) {
             /** @type {Map<string, string[]>} what was said → the jobs that said it */
             const said = new Map();
             for (const [slot, why] of [...starts].sort(([a], [b]) => a - b)) {
-              const host = launcher.host(slot);
-              said.set(why, [...(said.get(why) ?? []), `job ${slot + 1}${host ? ` (${host})` : ''}`]);
+              said.set(why, [...(said.get(why) ?? []), jobName(launcher, slot)]);
             }
             const why = said.size
               ? [...said].map(([text, who]) => `${who.join(', ')}: ${text || 'nothing on stderr'}`).join('; ')

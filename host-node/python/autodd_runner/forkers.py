@@ -442,14 +442,13 @@ def spare_children():
     SPARED.update(children())
 
 
-def kill_children(keep, sweep=None):
+def kill_children(keep):
     """Kills every child but `keep` (and SPARED), with its group, until none is left:
     killing one hands its own children over. Before a fork it gives up after
     STRAY_SECONDS (a stray that keeps coming back is killed again before the next
-    fork); with nothing to keep (the zygote is going), or `sweep`, after SWEEP_SECONDS.
-    Returns the children reaped meanwhile."""
-    long = not keep if sweep is None else sweep
-    deadline = time.monotonic() + (SWEEP_SECONDS if long else STRAY_SECONDS)
+    fork); with nothing to keep (the zygote is going), after SWEEP_SECONDS. Returns the
+    children reaped meanwhile."""
+    deadline = time.monotonic() + (STRAY_SECONDS if keep else SWEEP_SECONDS)
     reaped = []
     while True:
         strays = children() - keep - SPARED

@@ -80,6 +80,16 @@ export class JobWarnings {
 }
 
 /**
+ * Job `slot` as messages name it: `job 2`, or with its host `job 2 (gpu1)`.
+ * @param {import('../launcher.js').Launcher | undefined} launcher
+ * @param {number} slot
+ */
+export function jobName(launcher, slot) {
+  const host = launcher?.host(slot);
+  return `job ${slot + 1}${host ? ` (${host})` : ''}`;
+}
+
+/**
  * Drops job `slot`, which cannot run candidates any more, with a warning, when other
  * jobs are left. With none left, going on would turn every later candidate into a
  * crash, a verdict the fault made: the reduction stops (`workers-lost`), with the
@@ -98,8 +108,7 @@ export class JobWarnings {
  *   anything: give the candidate the crash)
  */
 export function dropJob({ dropped, slots, launcher, jobWarnings }, everRan, slot, why) {
-  const host = launcher?.host(slot);
-  const job = `job ${slot + 1}${host ? ` (${host})` : ''}`;
+  const job = jobName(launcher, slot);
   if (slots.size - dropped.size <= 1) {
     if (!everRan) return false;
     throw new AutoddError('workers-lost', `${job}: ${why}, and no other job is left to run candidates`);

@@ -438,8 +438,6 @@ export class RunnerBackend {
     this.restarts = 0;
     /** @type {Set<number>} jobs whose worker could not be started again: given no more runs */
     this.dropped = new Set();
-    /** Whether any job's worker was up at some point. */
-    this.everStarted = false;
     /** @type {Set<number>} jobs whose worker was up at some point */
     this.upSlots = new Set();
     /** The warnings about jobs' starts, held until a worker is up. */
@@ -511,7 +509,7 @@ export class RunnerBackend {
         const why = this.upSlots.has(slot)
           ? `its worker died and could not be started again (${result.error})`
           : /** @type {string} */ (result.error);
-        dropped = dropJob(this, this.everStarted, slot, why);
+        dropped = dropJob(this, this.upSlots.size > 0, slot, why);
         if (!dropped) return result;
       } finally {
         if (!dropped) this.slots.release(slot);
@@ -614,7 +612,6 @@ export class RunnerBackend {
       });
       this.workers[slot] = worker;
       if (await worker.ready) {
-        this.everStarted = true;
         this.upSlots.add(slot);
         this.jobWarnings.release();
         worker.timeoutMs = this.timeoutMs;
