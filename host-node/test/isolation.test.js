@@ -192,6 +192,58 @@ describe('candidates cannot touch the user files', { skip: skipIsolated }, () =>
     }
   });
 
+  test(
+    'as root, in a checkout of another user, runs write beside the program and read a file of mode 000; none unmounts',
+    { skip: process.getuid?.() === 0 ? false : 'needs root: a plain run as root has the override it checks' },
+    async () => {
+      // A container's root over a bind-mounted checkout: the folder and the program are
+      // another user's, as is a file no one may read but root.
+      const { parent, dir } = project({
+        'owned.py': `import ctypes, os
+here = os.path.dirname(os.path.abspath(__file__))
+libc = ctypes.CDLL(None, use_errno=True)
+unmounted = libc.umount2(here.encode(), 2) == 0
+with open(os.path.join(here, "log.txt"), "w") as f:
+    f.write("ran")
+secret = open(os.path.join(here, "secret.txt")).read().split()[1]
+raise RuntimeError(f"secret {secret} unmounted={unmounted}")
+`,
+        'secret.txt': 'token 42\n',
+      });
+      fs.chmodSync(path.join(dir, 'secret.txt'), 0);
+      for (const name of ['owned.py', 'secret.txt', '.']) fs.chownSync(path.join(dir, name), 1000, 1000);
+      const before = snapshot(parent);
+      for (const backend of BACKENDS) {
+        const out = path.join(tempDir(), 'min.py');
+        const args = ['owned.py', '--err-msg', 'secret 42 unmounted=False', '-o', out, '--backend', backend];
+        const r = await runCli(args, { cwd: dir });
+        assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
+        assert.match(r.stderr, /it reproduces when run on its own/);
+        assert.match(fs.readFileSync(out, 'utf8'), /secret\.txt/);
+        assert.deepEqual(snapshot(parent), before, `${backend}: ${r.stderr}`);
+      }
+    },
+  );
+
+  test('/proc/{os.getpid()} is the run its own process, with both backends', async () => {
+    // The subproc backend runs each program in a PID namespace of its own: the PID it
+    // gets must name it in the /proc it sees.
+    const { dir } = project({
+      'me.py': `import os
+argv = open(f"/proc/{os.getpid()}/cmdline", "rb").read().split(b"\\0")
+if argv[1].endswith(b".py"):
+    raise RuntimeError("runs as a script")
+`,
+    });
+    for (const backend of BACKENDS) {
+      const out = path.join(tempDir(), 'min.py');
+      const r = await runCli(['me.py', '--err-msg', 'runs as a script', '-o', out, '--backend', backend], {
+        cwd: dir,
+      });
+      assert.equal(r.code, 0, `${backend}: ${r.stderr}`);
+    }
+  });
+
   test('the result writes the file its failure needs: it reproduces in a clean copy of the folder', async () => {
     const { dir } = project({ 'build.py': DESTRUCTIVE['build.py'].source });
     const r = await runCli(['build.py', '--err-msg', DESTRUCTIVE['build.py'].msg, '-o', 'min.py'], {

@@ -40,6 +40,7 @@ CLONE_NEWPID = 0x20000000
 CLONE_NEWUSER = 0x10000000
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
+MS_NOEXEC = 0x8
 MS_REC = 0x4000
 MS_PRIVATE = 0x40000
 AT_FDCWD = -100
@@ -47,7 +48,14 @@ PR_SET_SECUREBITS = 28
 SECBIT_NOROOT = 0x1
 SECBIT_NOROOT_LOCKED = 0x2
 PR_SET_PDEATHSIG = 1
+PR_CAPBSET_DROP = 24
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_RAISE = 2
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
+CAP_SETGID = 6
+CAP_SETUID = 7
+CAP_SYS_PTRACE = 19
+CAP_SYS_ADMIN = 21
 AT_RECURSIVE = 0x8000
 MOUNT_ATTR_RDONLY = 0x1
 # mount_setattr(2), the same number on every architecture Linux gives it to.
@@ -88,15 +96,28 @@ def _mount(source, target, fstype, flags, data=None):
 
 def enter():
     """Makes this process's view of the file system its own and read-only. Must run
-    while the process has one thread. The uid and gid stay what they were."""
+    while the process has one thread. The uid and gid stay what they were.
+
+    Run as root (a container, a CI job), every user and group id stays mapped and runs
+    keep root's capabilities but those that could undo the isolation (see `_kept`):
+    a plain run as root reads a file of mode 000 and writes into a checkout owned by
+    another user, and so must a candidate."""
+    global _kept
     uid, gid = os.getuid(), os.getgid()
+    caps = effective_capabilities()
+    _kept = caps & ~_UNDOING
+    mapper = None
+    if uid == 0 and caps & (1 << CAP_SETUID) and caps & (1 << CAP_SETGID):
+        mapper = _IdMapper()
     _check(libc().unshare(CLONE_NEWUSER | CLONE_NEWNS), "unshare")
-    with open("/proc/self/setgroups", "w") as f:
-        f.write("deny")
-    with open("/proc/self/uid_map", "w") as f:
-        f.write(f"{uid} {uid} 1")
-    with open("/proc/self/gid_map", "w") as f:
-        f.write(f"{gid} {gid} 1")
+    if mapper is None or not mapper.map_all():
+        _kept = 0  # with one id mapped, capabilities reach almost no file
+        with open("/proc/self/setgroups", "w") as f:
+            f.write("deny")
+        with open("/proc/self/uid_map", "w") as f:
+            f.write(f"{uid} {uid} 1")
+        with open("/proc/self/gid_map", "w") as f:
+            f.write(f"{gid} {gid} 1")
     # Nothing mounted here reaches the user's namespace.
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     attr = MountAttr(MOUNT_ATTR_RDONLY, 0, 0, 0)
@@ -113,9 +134,64 @@ def enter():
     _check(0 if result == 0 else -1, "mount_setattr")
 
 
-def isolate(config):
+# The capabilities a run never keeps: mounting (which would undo the overlays and the
+# read-only view) and tracing the worker, which may mount.
+_UNDOING = (1 << CAP_SYS_ADMIN) | (1 << CAP_SYS_PTRACE)
+# Those it keeps: the ones the user's process had, but the above (set by `enter`).
+_kept = 0
+
+
+def effective_capabilities():
+    """This process's effective capabilities, as a bit mask."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("CapEff:"):
+                    return int(line.split()[1], 16)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+class _IdMapper:
+    """Maps every user and group id of this namespace into the one `enter` makes, one
+    to one. A process may map more than its own id only from the namespace above (as
+    newuidmap(1) does), so a child forked before the unshare writes the maps."""
+
+    def __init__(self):
+        self.parent = os.getpid()
+        go_r, self.go = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            status = 1
+            try:
+                os.close(self.go)
+                if os.read(go_r, 1) == b"1":
+                    for name in ("uid_map", "gid_map"):
+                        with open(f"/proc/self/{name}") as f:
+                            ranges = [line.split() for line in f]
+                        lines = "".join(f"{first} {first} {count}\n" for first, _, count in ranges)
+                        with open(f"/proc/{self.parent}/{name}", "w") as f:
+                            f.write(lines)  # one write: the kernel takes a map whole
+                    status = 0
+            finally:
+                os._exit(status)
+        os.close(go_r)
+
+    def map_all(self):
+        """After the unshare: whether the child mapped every id."""
+        os.write(self.go, b"1")
+        os.close(self.go)
+        _, status = os.waitpid(self.pid, 0)
+        return os.waitstatus_to_exitcode(status) == 0
+
+
+def isolate(config, proc=False):
     """Gives this process (and its children) a private, writable view: see the module's
-    docstring. Call after `enter`, in the process that will run the candidate."""
+    docstring. Call after `enter`, in the process that will run the candidate. With
+    `proc`, in a PID namespace's first process, `/proc` becomes that namespace's, so
+    that `/proc/{os.getpid()}` is the run's own process (where the kernel lets a user
+    namespace mount it: not under a /proc with parts hidden, as a container's is)."""
     _check(libc().unshare(CLONE_NEWNS), "unshare")
     scratch = config["scratch"]
     _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700")
@@ -137,6 +213,11 @@ def isolate(config):
                 os.close(fd)
     if os.path.isdir("/dev/shm"):
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+    if proc:
+        try:
+            _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        except OSError:
+            pass  # the host's /proc stays: it names processes by their outer ids
     # The working directory was looked up before the overlays: look it up again.
     os.chdir(config["cwd"])
     drop_capabilities()
@@ -156,11 +237,24 @@ def _mount_overlay(folder, lower, upper, work):
 
 
 def drop_capabilities():
-    """The candidate keeps no capability: it cannot undo the mounts (remount the file
-    system writable, unmount an overlay), nor get one back by exec, even as uid 0."""
+    """The candidate keeps no capability that could undo the mounts (remount the file
+    system writable, unmount an overlay), nor gets one back by exec, even as uid 0. As
+    root it keeps the others (`_kept`), across exec too, as a plain run as root has
+    them."""
     lib = libc()
     lib.prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED, 0, 0, 0)
-    _check(lib.capset(_CAP_HEADER, _CAP_DATA), "capset")
+    if not _kept:
+        _check(lib.capset(_CAP_HEADER, _CAP_DATA), "capset")
+        return
+    for cap in range(64):
+        if _UNDOING >> cap & 1:
+            lib.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    low, high = _kept & 0xFFFFFFFF, _kept >> 32
+    data = (ctypes.c_uint32 * 6)(low, low, low, high, high, high)
+    _check(lib.capset(_CAP_HEADER, data), "capset")
+    for cap in range(64):
+        if _kept >> cap & 1:
+            lib.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0)
 
 
 # capset(2)'s arguments, made once: all capability sets empty.
@@ -249,7 +343,7 @@ def contain(config, argv, text=None, said=None):
             die_with_parent()
             os.close(status_r)
             try:
-                isolate(config)
+                isolate(config, proc=True)
             except BaseException as exc:
                 if said is None:
                     raise
