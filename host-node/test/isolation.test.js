@@ -334,12 +334,14 @@ describe('the final check is the user run', { skip }, () => {
     const victim = tempDir();
     fs.writeFileSync(path.join(victim, 'log.txt'), 'untouched\n');
     fs.writeFileSync(path.join(victim, 'keep.txt'), 'kept\n');
-    for (const backend of BACKENDS) {
+    // Isolated or not (--no-sandbox, and so where namespaces are not available).
+    const modes = BACKENDS.flatMap((backend) => [[backend], [backend, '--no-sandbox']]);
+    for (const [backend, ...mode] of modes) {
       const file = fs.openSync(path.join(victim, 'log.txt'), 'r+');
       const folder = fs.openSync(victim, 'r');
       try {
         const r = await runCli(
-          ['fds.py', '--err-msg', 'fd probe failed', '-o', 'min.py', '--backend', backend],
+          ['fds.py', '--err-msg', 'fd probe failed', '-o', 'min.py', '--backend', backend, ...mode],
           {
             cwd: dir,
             inherit: { 30: file, 31: folder },
@@ -350,8 +352,9 @@ describe('the final check is the user run', { skip }, () => {
         fs.closeSync(file);
         fs.closeSync(folder);
       }
-      assert.equal(fs.readFileSync(path.join(victim, 'log.txt'), 'utf8'), 'untouched\n', backend);
-      assert.ok(fs.existsSync(path.join(victim, 'keep.txt')), backend);
+      const label = [backend, ...mode].join(' ');
+      assert.equal(fs.readFileSync(path.join(victim, 'log.txt'), 'utf8'), 'untouched\n', label);
+      assert.ok(fs.existsSync(path.join(victim, 'keep.txt')), label);
     }
   });
 

@@ -20,7 +20,9 @@ candidate's process). The subproc backend runs it as a launcher:
     python3 -I -S autodd_runner/sandbox.py CONFIG FILE PYTHON [ARG ...]
 
 which enters, isolates, puts FILE's text at the program's path and runs
-`PYTHON ARG ...` in a PID namespace of its own (see `launch`). `--probe CONFIG` says
+`PYTHON ARG ...` in a PID namespace of its own (see `launch`). `--exec PYTHON ARG ...`
+only closes the descriptors the invoking process left open, then runs the command
+(unisolated runs, when there are such descriptors). `--probe CONFIG` says
 whether isolation works here: it prints the JSON list of the folders it cannot overlay
 and exits 0, or prints why not and exits 1.
 
@@ -520,6 +522,14 @@ def refusals(config):
 def main(args):
     if args[:1] == ["--probe"] and len(args) == 2:
         return 0 if probe(json.loads(args[1])) else 1
+    if args[:1] == ["--exec"] and len(args) >= 2:
+        # Unisolated: only closes what the invoking process left open, then runs argv.
+        close_inherited()
+        try:
+            os.execv(args[1], args[1:])
+        except OSError as exc:
+            sys.stderr.write(f"autodd sandbox: {args[1]}: {exc.strerror}\n")
+            return 127
     if len(args) < 3:
         sys.stderr.write("usage: sandbox.py CONFIG FILE PYTHON [ARG ...]\n")
         return 2
