@@ -63,6 +63,19 @@ describe('Capture', () => {
   });
 });
 
+/** The live (not zombie) children of process `pid`. @param {number} pid */
+const children = (pid) =>
+  fs.readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(ppid) === pid && state !== 'Z' ? [Number(entry)] : [];
+    } catch {
+      return []; // gone while we looked
+    }
+  });
+
 /**
  * The backends, and the runner forking ahead.
  * @type {{ name: import('../src/backends/index.js').BackendName, extra: { prefork?: boolean } }[]}
@@ -264,22 +277,20 @@ for (const { name, extra } of VARIANTS) {
       test('a worker that dies under a candidate is replaced, the candidate killed and run again', async () => {
         const runner = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (backend);
         await runner.prestart();
-        const workers = runner.workers.map((w) => Number(w?.proc.pid));
-        // Under one of these workers, the candidate becomes a marked sleeper (same pid,
-        // so same process group); under a new one, it reproduces.
+        // Until the flag file is there, the candidate becomes a marked sleeper (same pid,
+        // so same process group); run again once it is, it reproduces.
+        const flag = path.join(fixture({}), 'worker-killed');
         const mark = `orphan${extra.prefork ? '-prefork' : ''}-${process.pid}`;
         const pending = run(
           `import os, sys
-def parent(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        return int(f.read().rsplit(")", 1)[1].split()[1])
-if {os.getppid(), parent(os.getppid())} & {${workers.join(', ')}}:
+if not os.path.exists(${JSON.stringify(flag)}):
     os.execve(sys.executable, [sys.executable, "-c", "import time; time.sleep(30)"], dict(os.environ, AUTODD_TEST_MARK="${mark}"))
 print("${MSG}")
 `,
         );
         await new Promise((resolve) => setTimeout(resolve, 300));
         assert.equal(processesWithMark(mark).length, 1, 'the candidate runs');
+        fs.writeFileSync(flag, '');
         const restarts = runner.restarts;
         for (const worker of runner.workers)
           if (worker?.current) process.kill(Number(worker.proc.pid), 'SIGKILL');
@@ -290,25 +301,47 @@ print("${MSG}")
         assert.deepEqual(processesWithMark(mark), [], 'the host killed the candidate of the dead worker');
       });
 
-      test('a candidate that kills its own worker is a crash each time, and no job is dropped', async () => {
-        const runner = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (backend);
-        // Up its ancestors to the worker (the oldest with the worker's command line, above
-        // the zygote forked from it), which it kills: every worker started again too.
-        const r = await run(`import os, signal
-pid, worker = os.getpid(), None
+      test('a candidate sees only its own PID namespace: no worker to kill, and a zygote it cannot kill', async (t) => {
+        if (!workspace.isolated) return t.skip(`unisolated here: ${workspace.sandboxProblem}`);
+        // Its ancestors as far as it can see them, then SIGKILL to the first of its
+        // namespace (the zygote), which the kernel keeps from it.
+        const source = `import os, signal
+pid, seen = os.getpid(), []
 while pid > 1:
     with open(f"/proc/{pid}/stat") as f:
         pid = int(f.read().rsplit(")", 1)[1].split()[1])
     with open(f"/proc/{pid}/cmdline", "rb") as f:
-        if b"autodd_worker" in f.read():
-            worker = pid
-os.kill(worker, signal.SIGKILL)
-`);
-        assert.equal(r.outcome, 'crashed');
-        assert.match(r.error ?? '', /^the Python worker died/);
-        assert.equal(runner.dropped.size, 0, 'the fault was the candidate, not the job');
+        seen.append(f.read().split(b"\\0")[0].decode())
+os.kill(1, signal.SIGKILL)
+print("${MSG}", os.getppid(), len(seen))
+`;
+        for (let i = 0; i < 2; i++) {
+          const r = await run(source);
+          assert.equal(r.found, true, `${r.outcome} ${r.error} ${r.stderrTail}`);
+          const [parent, ancestors] = r.stdoutTail.trim().split(' ').slice(1).map(Number);
+          assert.equal(parent, 1, 'forked by the first process of its namespace');
+          assert.equal(ancestors, 1, 'nothing above it in sight');
+        }
         const [a, b] = await Promise.all([run(`print("${MSG}")`), run(`print("${MSG}")`)]);
         assert.ok(a.found && b.found, 'both jobs still run candidates');
+
+        // Killed from outside, the zygote is started again, in a namespace of its own.
+        const runner = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (backend);
+        for (const worker of runner.workers) {
+          for (const between of children(Number(worker?.proc.pid))) {
+            for (const zygote of children(between)) process.kill(zygote, 'SIGKILL');
+          }
+        }
+        for (let i = 0; i < 2; i++) {
+          const r = await run(source);
+          assert.equal(r.found, true, `${r.outcome} ${r.error} ${r.stderrTail}`);
+          const [parent, ancestors] = r.stdoutTail.trim().split(' ').slice(1).map(Number);
+          assert.deepEqual(
+            [parent, ancestors],
+            [1, 1],
+            'a new zygote, as the first process of its own namespace',
+          );
+        }
       });
 
       test('a failing preload import is skipped with a warning', () => {
@@ -325,16 +358,19 @@ os.kill(worker, signal.SIGKILL)
  * A runner backend for the tests of a `describe` block: started before them, closed
  * after them.
  * @param {string} needle
- * @param {{ jobs?: number, timeoutMs?: number, cpuAffinity?: boolean, memoryLimit?: number, prefork?: boolean }} [options]
- *   default 1 job, 4 s, CPU shares on, no memory limit, no forking ahead
+ * @param {{ jobs?: number, timeoutMs?: number, cpuAffinity?: boolean, memoryLimit?: number, prefork?: boolean, sandbox?: boolean }} [options]
+ *   default 1 job, 4 s, CPU shares on, no memory limit, no forking ahead, isolated
  * @returns {{ backend: import('../src/backends/runner.js').RunnerBackend }}
  */
-function ownRunner(needle, { jobs = 1, timeoutMs = 4000, cpuAffinity = true, memoryLimit, prefork } = {}) {
+function ownRunner(
+  needle,
+  { jobs = 1, timeoutMs = 4000, cpuAffinity = true, memoryLimit, prefork, sandbox } = {},
+) {
   const own = /** @type {{ backend: import('../src/backends/runner.js').RunnerBackend }} */ ({});
   /** @type {Workspace} */
   let workspace;
   before(async () => {
-    workspace = await Workspace.create({ python: 'python3', jobs });
+    workspace = await Workspace.create({ python: 'python3', jobs, sandbox });
     own.backend = /** @type {import('../src/backends/runner.js').RunnerBackend} */ (
       createBackend('runner', { workspace, needle, timeoutMs, jobs, cpuAffinity, memoryLimit, prefork })
     );
@@ -346,146 +382,174 @@ function ownRunner(needle, { jobs = 1, timeoutMs = 4000, cpuAffinity = true, mem
   return own;
 }
 
-describe('runner backend: the zygote', { skip: process.platform !== 'linux' && 'Linux only' }, () => {
-  const MSG = 'BOOM-44';
-  const own = ownRunner(MSG);
+describe(
+  'runner backend, unisolated: a candidate that kills its worker',
+  { skip: process.platform !== 'linux' && 'Linux only' },
+  () => {
+    const MSG = 'BOOM-41';
+    const own = ownRunner(MSG, { jobs: 2, sandbox: false });
 
-  test('candidates are forked by a zygote, not by the worker; if it dies the worker forks them', async () => {
-    // The parent of a candidate, and that process's parent.
-    const parents = `import os
+    test('it is a crash each time, and no job is dropped', async () => {
+      const runner = own.backend;
+      // Up its ancestors to the worker (the oldest with the worker's command line, above
+      // the zygote forked from it), which it kills: every worker started again too.
+      const r = await runner.run(`import os, signal
+pid, worker = os.getpid(), None
+while pid > 1:
+    with open(f"/proc/{pid}/stat") as f:
+        pid = int(f.read().rsplit(")", 1)[1].split()[1])
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        if b"autodd_worker" in f.read():
+            worker = pid
+os.kill(worker, signal.SIGKILL)
+`);
+      assert.equal(r.outcome, 'crashed');
+      assert.match(r.error ?? '', /^the Python worker died/);
+      assert.equal(runner.dropped.size, 0, 'the fault was the candidate, not the job');
+      const [a, b] = await Promise.all([runner.run(`print("${MSG}")`), runner.run(`print("${MSG}")`)]);
+      assert.ok(a.found && b.found, 'both jobs still run candidates');
+    });
+  },
+);
+
+// Unisolated (isolated, the zygote is its own PID namespace's first process, which no
+// candidate can kill): the pids a candidate reports are this process's.
+describe(
+  'runner backend, unisolated: the zygote',
+  { skip: process.platform !== 'linux' && 'Linux only' },
+  () => {
+    const MSG = 'BOOM-44';
+    const own = ownRunner(MSG, { sandbox: false });
+
+    test('candidates are forked by a zygote, not by the worker; if it dies the worker forks them', async () => {
+      // The parent of a candidate, and that process's parent.
+      const parents = `import os
 def parent(pid):
     with open(f"/proc/{pid}/stat") as f:
         return int(f.read().rsplit(")", 1)[1].split()[1])
 print("${MSG}", os.getppid(), parent(os.getppid()))
 `;
-    const chain = async () => {
-      const r = await own.backend.run(parents);
-      assert.equal(r.found, true, r.stderrTail);
-      const [forker, above] = r.stdoutTail.trim().split(' ').slice(1).map(Number);
-      return { forker, above };
-    };
-    const first = await chain();
-    const worker = /** @type {NonNullable<(typeof own.backend.workers)[0]>} */ (own.backend.workers[0]);
-    assert.equal(first.above, worker.proc.pid, 'the zygote is a child of the worker');
-    assert.deepEqual(await chain(), first, 'the same zygote forks every candidate');
+      const chain = async () => {
+        const r = await own.backend.run(parents);
+        assert.equal(r.found, true, r.stderrTail);
+        const [forker, above] = r.stdoutTail.trim().split(' ').slice(1).map(Number);
+        return { forker, above };
+      };
+      const first = await chain();
+      const worker = /** @type {NonNullable<(typeof own.backend.workers)[0]>} */ (own.backend.workers[0]);
+      assert.equal(first.above, worker.proc.pid, 'the zygote is a child of the worker');
+      assert.deepEqual(await chain(), first, 'the same zygote forks every candidate');
 
-    // A child that exits at once may be reaped (and reported) before the zygote has
-    // even said its pid; its status must not be lost.
-    for (let i = 0; i < 40; i++) {
-      const quick = await own.backend.run('import os\nos._exit(3)');
-      assert.equal(quick.outcome, 'exited', quick.error);
-      assert.equal(quick.exitCode, 3);
-    }
-    // Still the zygote: the candidate below must not kill the worker instead.
-    assert.deepEqual(await chain(), first, 'the zygote outlives quick candidates');
-
-    // A candidate that kills the zygote and then dies of a signal: its status went
-    // with the zygote, yet the run ends, as killed.
-    const r = await own.backend.run(
-      'import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(0.2)\nos.kill(os.getpid(), signal.SIGSEGV)',
-    );
-    assert.equal(r.found, false);
-    assert.equal(r.outcome, 'signaled', r.error);
-    const after = await chain();
-    assert.equal(after.forker, worker.proc.pid, 'the worker forks candidates itself now');
-    assert.equal((await own.backend.run(`print("${MSG}")`)).found, true);
-  });
-});
-
-describe('runner backend: forking ahead', { skip: process.platform !== 'linux' && 'Linux only' }, () => {
-  const MSG = 'BOOM-48';
-  const own = ownRunner(MSG, { prefork: true });
-  const whoami = `import os\nprint("${MSG}", os.getpid(), os.getppid())`;
-  /** The pid of the candidate that ran `whoami`, and of its parent. */
-  const ran = async () => {
-    const r = await own.backend.run(whoami);
-    assert.equal(r.found, true, `${r.outcome} ${r.error} ${r.stderrTail}`);
-    return r.stdoutTail.trim().split(' ').slice(1).map(Number);
-  };
-  /** The live (not zombie) children of process `pid`. @param {number} pid */
-  const children = (pid) =>
-    fs.readdirSync('/proc').flatMap((entry) => {
-      if (!/^\d+$/.test(entry)) return [];
-      try {
-        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
-        const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return Number(ppid) === pid && state !== 'Z' ? [Number(entry)] : [];
-      } catch {
-        return []; // gone while we looked
+      // A child that exits at once may be reaped (and reported) before the zygote has
+      // even said its pid; its status must not be lost.
+      for (let i = 0; i < 40; i++) {
+        const quick = await own.backend.run('import os\nos._exit(3)');
+        assert.equal(quick.outcome, 'exited', quick.error);
+        assert.equal(quick.exitCode, 3);
       }
+      // Still the zygote: the candidate below must not kill the worker instead.
+      assert.deepEqual(await chain(), first, 'the zygote outlives quick candidates');
+
+      // A candidate that kills the zygote and then dies of a signal: its status went
+      // with the zygote, yet the run ends, as killed.
+      const r = await own.backend.run(
+        'import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(0.2)\nos.kill(os.getpid(), signal.SIGSEGV)',
+      );
+      assert.equal(r.found, false);
+      assert.equal(r.outcome, 'signaled', r.error);
+      const after = await chain();
+      assert.equal(after.forker, worker.proc.pid, 'the worker forks candidates itself now');
+      assert.equal((await own.backend.run(`print("${MSG}")`)).found, true);
     });
-  /**
-   * The zygote's one waiting child, once it is there and the candidate that ran last has gone: that
-   * one may still be exiting when its result arrives, before or after the spare is forked.
-   * @param {number} zygote @param {number} last
-   */
-  const spareOf = async (zygote, last) => {
-    const settled = () => {
-      const now = children(zygote);
-      return now.length === 1 && now[0] !== last;
+  },
+);
+
+describe(
+  'runner backend, unisolated: forking ahead',
+  { skip: process.platform !== 'linux' && 'Linux only' },
+  () => {
+    const MSG = 'BOOM-48';
+    const own = ownRunner(MSG, { prefork: true, sandbox: false });
+    const whoami = `import os\nprint("${MSG}", os.getpid(), os.getppid())`;
+    /** The pid of the candidate that ran `whoami`, and of its parent. */
+    const ran = async () => {
+      const r = await own.backend.run(whoami);
+      assert.equal(r.found, true, `${r.outcome} ${r.error} ${r.stderrTail}`);
+      return r.stdoutTail.trim().split(' ').slice(1).map(Number);
     };
-    // The assertion below says what was there instead.
-    await waitFor(settled, 2000).catch(() => {});
-    const waiting = children(zygote);
-    assert.equal(waiting.length, 1, `the zygote's children: ${waiting}`);
-    assert.notEqual(waiting[0], last, 'the candidate that ran is gone');
-    return waiting[0];
-  };
+    /**
+     * The zygote's one waiting child, once it is there and the candidate that ran last has gone: that
+     * one may still be exiting when its result arrives, before or after the spare is forked.
+     * @param {number} zygote @param {number} last
+     */
+    const spareOf = async (zygote, last) => {
+      const settled = () => {
+        const now = children(zygote);
+        return now.length === 1 && now[0] !== last;
+      };
+      // The assertion below says what was there instead.
+      await waitFor(settled, 2000).catch(() => {});
+      const waiting = children(zygote);
+      assert.equal(waiting.length, 1, `the zygote's children: ${waiting}`);
+      assert.notEqual(waiting[0], last, 'the candidate that ran is gone');
+      return waiting[0];
+    };
 
-  test("the next candidate's process is forked before it is asked for, and runs it", async () => {
-    const [first, zygote] = await ran();
-    const spare = await spareOf(zygote, first);
-    assert.deepEqual(await ran(), [spare, zygote], 'the process forked ahead ran the candidate');
-  });
+    test("the next candidate's process is forked before it is asked for, and runs it", async () => {
+      const [first, zygote] = await ran();
+      const spare = await spareOf(zygote, first);
+      assert.deepEqual(await ran(), [spare, zygote], 'the process forked ahead ran the candidate');
+    });
 
-  test('a process forked ahead that died is replaced when a candidate is due', async () => {
-    const [last, zygote] = await ran();
-    const spare = await spareOf(zygote, last);
-    process.kill(spare, 'SIGKILL');
-    await waitFor(() => !children(zygote).includes(spare), 2000).catch(() => {});
-    assert.ok(!children(zygote).includes(spare), 'the process forked ahead is gone');
-    const [pid, parent] = await ran();
-    assert.equal(parent, zygote, 'still the zygote');
-    assert.notEqual(pid, spare);
-    assert.equal((await own.backend.run('import os\nos._exit(3)')).exitCode, 3);
-  });
+    test('a process forked ahead that died is replaced when a candidate is due', async () => {
+      const [last, zygote] = await ran();
+      const spare = await spareOf(zygote, last);
+      process.kill(spare, 'SIGKILL');
+      await waitFor(() => !children(zygote).includes(spare), 2000).catch(() => {});
+      assert.ok(!children(zygote).includes(spare), 'the process forked ahead is gone');
+      const [pid, parent] = await ran();
+      assert.equal(parent, zygote, 'still the zygote');
+      assert.notEqual(pid, spare);
+      assert.equal((await own.backend.run('import os\nos._exit(3)')).exitCode, 3);
+    });
 
-  test('the next candidate is compiled ahead when named, and that code runs only for that very source', async () => {
-    const say = (/** @type {string} */ what) => `print("${MSG}", "${what}")\n`;
-    await ran(); // a process is forked ahead only once a candidate has run
-    own.backend.prepare(say('A'));
-    const a = await own.backend.run(say('A'));
-    assert.equal(a.stdoutTail.trim(), `${MSG} A`);
-    assert.equal(a.compiledAhead, true);
-    // A stale guess: the file holds another program, which is compiled as usual.
-    own.backend.prepare(say('A'));
-    const b = await own.backend.run(say('B'));
-    assert.equal(b.stdoutTail.trim(), `${MSG} B`);
-    assert.equal(b.compiledAhead, undefined);
-    // The latest guess counts.
-    own.backend.prepare(say('A'));
-    own.backend.prepare(say('C'));
-    const c = await own.backend.run(say('C'));
-    assert.equal(c.stdoutTail.trim(), `${MSG} C`);
-    assert.equal(c.compiledAhead, true);
-  });
+    test('the next candidate is compiled ahead when named, and that code runs only for that very source', async () => {
+      const say = (/** @type {string} */ what) => `print("${MSG}", "${what}")\n`;
+      await ran(); // a process is forked ahead only once a candidate has run
+      own.backend.prepare(say('A'));
+      const a = await own.backend.run(say('A'));
+      assert.equal(a.stdoutTail.trim(), `${MSG} A`);
+      assert.equal(a.compiledAhead, true);
+      // A stale guess: the file holds another program, which is compiled as usual.
+      own.backend.prepare(say('A'));
+      const b = await own.backend.run(say('B'));
+      assert.equal(b.stdoutTail.trim(), `${MSG} B`);
+      assert.equal(b.compiledAhead, undefined);
+      // The latest guess counts.
+      own.backend.prepare(say('A'));
+      own.backend.prepare(say('C'));
+      const c = await own.backend.run(say('C'));
+      assert.equal(c.stdoutTail.trim(), `${MSG} C`);
+      assert.equal(c.compiledAhead, true);
+    });
 
-  test('code compiled ahead shows its lines in a traceback; a program that warns as it compiles is compiled in its run', async () => {
-    await ran();
-    const failing = `x = 1\nraise ValueError("${MSG} " + str(x))\n`;
-    own.backend.prepare(failing);
-    const r = await own.backend.run(failing);
-    assert.equal(r.compiledAhead, true);
-    assert.match(r.stderrTail, /line 2, in <module>\n {4}raise ValueError/);
-    // The SyntaxWarning goes to the candidate's own stderr, where the needle may be.
-    const warns = `x = 1\nif x is 1:\n    print("${MSG}")\n`;
-    own.backend.prepare(warns);
-    const w = await own.backend.run(warns);
-    assert.match(w.stderrTail, /SyntaxWarning: "is" with a literal/);
-    assert.equal(w.found, true);
-    assert.equal(w.compiledAhead, undefined);
-  });
-});
+    test('code compiled ahead shows its lines in a traceback; a program that warns as it compiles is compiled in its run', async () => {
+      await ran();
+      const failing = `x = 1\nraise ValueError("${MSG} " + str(x))\n`;
+      own.backend.prepare(failing);
+      const r = await own.backend.run(failing);
+      assert.equal(r.compiledAhead, true);
+      assert.match(r.stderrTail, /line 2, in <module>\n {4}raise ValueError/);
+      // The SyntaxWarning goes to the candidate's own stderr, where the needle may be.
+      const warns = `x = 1\nif x is 1:\n    print("${MSG}")\n`;
+      own.backend.prepare(warns);
+      const w = await own.backend.run(warns);
+      assert.match(w.stderrTail, /SyntaxWarning: "is" with a literal/);
+      assert.equal(w.found, true);
+      assert.equal(w.compiledAhead, undefined);
+    });
+  },
+);
 
 for (const prefork of [false, true]) {
   describe(

@@ -49,6 +49,11 @@ class Forks:
     def __init__(self, control):
         self.control = control
 
+    @staticmethod
+    def inner(pid):
+        """The pid `pid` has where it runs: the same."""
+        return pid
+
     def prepare(self, path, source):
         """Nothing is forked ahead here."""
 
@@ -105,8 +110,9 @@ class Zygote:
     on a second core, or competing with it.
 
     Requests and answers, one datagram each:
+      zygote  "r", once, when it is ready
       worker  "f PATH" with the child's three pipe ends (SCM_RIGHTS)
-      zygote  "p PID" (forked) or "e ERRNO MESSAGE" (could not fork)
+      zygote  "p PID" (forked; with a pidfd of the child) or "e ERRNO MESSAGE"
       worker  "w PID", once the child has exited without saying it was done
       zygote  "x PID STATUS"
       worker  "c PATH\0SOURCE", the program expected next (no answer)
@@ -129,31 +135,58 @@ class Zygote:
     candidate that kills its parent (the zygote) could otherwise do so before the
     answer, and the worker, seeing no answer, would run it again, from the worker.
 
+    Isolated, the zygote is the first process of a PID namespace of its own (see
+    sandbox.own_pids): a candidate sees and signals only the processes of that
+    namespace, and cannot kill the zygote. It names its children by their pids there,
+    which the worker turns into its own from the pidfd that comes with each answer.
+
     The worker learns of an exit from a pidfd, so the zygote is woken only by
     requests: it reaps the children nobody asked about before each fork. Linux only.
-    Should the zygote die, candidates are forked from the worker again (`Forks`).
+    Should the zygote die, a new one is started (in a PID namespace of its own, a few
+    times at most); past that, candidates are forked from the worker (`Forks`).
     """
 
-    def __init__(self, control):
-        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                self.sock.close()
-                os.close(control.fd_in)
-                os.close(control.fd_out)
-                serve(theirs)
-            finally:
-                os._exit(0)
-        theirs.close()
+    def __init__(self, control, own_pids=False):
+        self.control = control
         self.fallback = Forks(control)
-        self.dead = False
-        # The children it started, still running or not yet asked about; those whose
+        # The children it started, still running or not yet asked about, by the pid
+        # they have here: (their pid in the zygote's namespace, a pidfd); those whose
         # pidfd said they exited.
-        self.mine = set()
+        self.mine = {}
         self.gone = set()
+        self.restarts = 0
+        # The zygotes that died (a PID namespace's one waits for it), to be reaped.
+        self.dead_zygotes = []
+        self.start(own_pids)
+
+    def start(self, own_pids):
+        """Forks the zygote. With `own_pids` (isolated candidates) it is the first
+        process of a PID namespace of its own (see sandbox.own_pids); where the kernel
+        refuses that, a zygote like the others (`own_pids` then says False)."""
+        for self.own_pids in (True, False) if own_pids else (False,):
+            self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    self.sock.close()
+                    os.close(self.control.fd_in)
+                    os.close(self.control.fd_out)
+                    if self.own_pids:
+                        sandbox.own_pids()
+                        SPARED.clear()  # the worker's, by pids that mean others here
+                    theirs.send(READY)
+                    serve(theirs)
+                finally:
+                    os._exit(0)
+            theirs.close()
+            self.pid = pid
+            self.dead = self.sock.recv(16) != READY
+            if not self.dead:
+                return
+            self.sock.close()
+            os.waitpid(pid, 0)
 
     @staticmethod
     def available():
@@ -164,18 +197,19 @@ class Zygote:
         )
 
     def ask(self, request, fds=()):
-        """Sends a request and returns the answer; None once the zygote is gone."""
+        """Sends a request and returns the answer and the fds that came with it; (None,
+        []) once the zygote is gone."""
         if not self.dead:
             try:
                 socket.send_fds(self.sock, [request], list(fds))
-                answer = self.sock.recv(256)
+                answer, fds, _, _ = socket.recv_fds(self.sock, 256, 1)
                 if answer:
-                    return answer
+                    return answer, fds
             except OSError:
                 pass
             self.dead = True
             self.sock.close()
-        return None
+        return None, []
 
     def prepare(self, path, source):
         """Passes the program expected next to the next candidate's process, which
@@ -188,22 +222,42 @@ class Zygote:
                 pass  # a dead zygote shows at the next request
 
     def spawn(self, path, out_w, err_w, done_w, closing):
-        answer = self.ask(b"f " + os.fsencode(path), [out_w, err_w, done_w])
+        request = b"f " + os.fsencode(path)
+        answer, fds = self.ask(request, [out_w, err_w, done_w])
+        if answer is None and self.own_pids and self.restarts < ZYGOTE_RESTARTS:
+            # Killed from outside (candidates cannot): another, as isolated.
+            self.restarts += 1
+            self.forget()
+            self.start(True)
+            answer, fds = self.ask(request, [out_w, err_w, done_w])
         if answer is None:
             return self.fallback.spawn(path, out_w, err_w, done_w, closing)
         kind, _, rest = answer.partition(b" ")
         if kind != b"p":
             code, _, why = rest.partition(b" ")
             raise ForkFailed(int(code), why.decode("utf-8", "replace"))
-        pid = int(rest)
-        self.mine.add(pid)
+        # The zygote names the child by its pid in the zygote's PID namespace; the
+        # pidfd that comes with it names it here, and says when it exits.
+        inner = int(rest)
+        if not fds:
+            raise ForkFailed(errno.ESRCH, "the zygote sent no pidfd")
+        try:
+            pid = pid_here(fds[0]) if self.own_pids else inner
+        except OSError:
+            os.close(fds[0])
+            raise
+        self.mine[pid] = (inner, fds[0])
         return pid
+
+    def inner(self, pid):
+        """The pid candidate `pid` has in the zygote's PID namespace."""
+        return self.mine[pid][0] if pid in self.mine else pid
 
     def watch(self, pid):
         if pid not in self.mine:
             return self.fallback.watch(pid)
-        # Not ours to wait for, but its exit still shows on a pidfd.
-        return [(os.pidfd_open(pid), "exit")], None
+        # Not ours to wait for, but its exit still shows on its pidfd.
+        return [(os.dup(self.mine[pid][1]), "exit")], None
 
     def exited(self, pid):
         if pid in self.mine:
@@ -214,17 +268,55 @@ class Zygote:
             return self.fallback.status(pid)
         if pid not in self.gone:
             return None
-        self.mine.discard(pid)
+        inner, pidfd = self.mine.pop(pid)
+        os.close(pidfd)
         self.gone.discard(pid)
-        answer = self.ask(b"w %d" % pid)
+        answer, _ = self.ask(b"w %d" % inner)
         if answer is None:
             return signal.SIGKILL  # how it ended went with the zygote
         return int(answer.split()[2])
 
     def leave(self, pid):
         # Reaped by the zygote (or the worker) before the next fork.
-        self.mine.discard(pid)
+        if pid in self.mine:
+            os.close(self.mine.pop(pid)[1])
         self.gone.discard(pid)
+
+    def forget(self):
+        """Drops what is known of the children of a zygote that died (they died with
+        it, or were left to the worker, which kills them before its next fork)."""
+        for _, pidfd in self.mine.values():
+            os.close(pidfd)
+        self.mine.clear()
+        self.gone.clear()
+        self.dead_zygotes.append(self.pid)
+        for pid in list(self.dead_zygotes):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                    continue
+            except ChildProcessError:
+                pass
+            self.dead_zygotes.remove(pid)
+
+
+# How many times a zygote in a PID namespace of its own is started again.
+ZYGOTE_RESTARTS = 3
+
+
+# What the zygote says once it is ready to fork candidates.
+READY = b"r"
+
+
+def pid_here(pidfd):
+    """The pid, in this process's PID namespace, of the process `pidfd` refers to
+    (raises OSError once it has been reaped: its pid may name another process)."""
+    with open(f"/proc/self/fdinfo/{pidfd}") as f:
+        for line in f:
+            if line.startswith("Pid:"):
+                pid = int(line.split()[1])
+                if pid > 0:
+                    return pid
+    raise OSError(errno.ESRCH, "the candidate's process is gone")
 
 
 class ForkFailed(OSError):
@@ -250,8 +342,11 @@ def prefork(sock, closing=()):
         try:
             ours.close()
             sock.close()
-            for fd in closing:
+            # The worker's private files too (its pid file): a candidate in the same
+            # PID namespace could reach them through /proc/PID/fd while this one waits.
+            for fd in (*closing, *SETTINGS.private_fds):
                 os.close(fd)
+            SETTINGS.private_fds = ()
             os.setpgid(0, 0)
             warm_up()
             try:
@@ -346,8 +441,10 @@ def serve_requests(sock, forked):
                 refuse(sock, failure)
             else:
                 forked.add(pid)
-                sock.send(b"p %d" % pid)
-                go(ours)
+                if announce(sock, pid):
+                    go(ours)
+                else:
+                    ours.close()
             for fd in fds:
                 os.close(fd)
             if pid is not None:
@@ -382,11 +479,11 @@ def serve_requests(sock, forked):
                 os.setpgid(pid, pid)
             except OSError:
                 pass
-            sock.send(b"p %d" % pid)
-            try:
-                os.write(wait_w, GO)
-            except OSError:
-                pass  # it died already
+            if announce(sock, pid):
+                try:
+                    os.write(wait_w, GO)
+                except OSError:
+                    pass  # it died already
         os.close(wait_w)
         for fd in fds:
             os.close(fd)
@@ -394,6 +491,28 @@ def serve_requests(sock, forked):
 
 # What a forked process waits for before it runs its candidate (see Zygote).
 GO = b"g"
+
+
+def announce(sock, pid):
+    """Answers an "f" request for child `pid`, which waits for its go: "p PID" (its pid
+    here) with a pidfd of it, which names it in the worker's PID namespace. Returns
+    whether the child may go; if no pidfd could be had, it is killed and the request
+    refused."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError as exc:
+        kill_group(pid)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        refuse(sock, exc)
+        return False
+    try:
+        socket.send_fds(sock, [b"p %d" % pid], [pidfd])
+    finally:
+        os.close(pidfd)
+    return True
 
 
 def go(ours):

@@ -40,6 +40,7 @@ import sys
 CLONE_NEWNS = 0x00020000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWUSER = 0x10000000
+MS_RDONLY = 0x1
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
 MS_NOEXEC = 0x8
@@ -217,12 +218,60 @@ def isolate(config, proc=False):
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
     if proc:
         try:
-            _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            mount_proc()
         except OSError:
             pass  # the host's /proc stays: it names processes by their outer ids
     # The working directory was looked up before the overlays: look it up again.
     os.chdir(config["cwd"])
     drop_capabilities()
+
+
+def mount_proc():
+    """Mounts, on /proc, the proc file system of this process's PID namespace,
+    read-only as the rest of the view is."""
+    _mount("proc", "/proc", "proc", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
+def own_pids():
+    """After `enter`, in a process that will fork candidates (the runner's zygote):
+    forks the first process of a PID namespace of its own, with a mount namespace
+    whose /proc is that namespace's, and returns in it; this process waits for it and
+    exits as it does. Raises OSError, in this process, where the kernel refuses the
+    namespace. The processes that the new one forks can see and signal only each other
+    (`kill(-1, ...)` reaches no process outside), and none of them can kill it: the
+    kernel keeps from a namespace's first process every signal for which it has no
+    handler. When it exits, the kernel kills every process left in the namespace."""
+    die_with_parent()
+    _check(libc().unshare(CLONE_NEWPID), "unshare")
+    ready_r, ready_w = os.pipe()
+    first = os.fork()
+    if first != 0:
+        os.close(ready_w)
+        # Until its /proc is mounted the new process may still fail: then this one
+        # cannot serve instead (its children would be born in a namespace that ended).
+        if os.read(ready_r, 1) != b"1":
+            os.waitpid(first, 0)
+            raise OSError("no /proc of its own for a PID namespace here")
+        os.close(ready_r)
+        _, status = os.waitpid(first, 0)
+        os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+    os.close(ready_r)
+    try:
+        die_with_parent()
+        _check(libc().unshare(CLONE_NEWNS), "unshare")
+        mount_proc()
+    except BaseException:
+        os._exit(1)
+    # Signals with a handler (Python's for SIGINT, a preloaded module's) would still
+    # reach it from inside.
+    for sig in signal.valid_signals():
+        try:
+            if callable(signal.getsignal(sig)):
+                signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+    os.write(ready_w, b"1")
+    os.close(ready_w)
 
 
 def _mount_overlay(folder, lower, upper, work):

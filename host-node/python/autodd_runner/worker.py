@@ -260,7 +260,7 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
                 elif key.data == "done":
                     chunk = os.read(done_r, 4096)
                     said += chunk
-                    code, ahead = own_status(said, pid)
+                    code, ahead = own_status(said, forker.inner(pid))
                     if not chunk:
                         sel.unregister(done_r)
                     elif code is not None and status is None and killed is None:
@@ -489,7 +489,7 @@ def main(home=None, startup=None, keep=()):
     # the zygote, by the worker, which kills it before its next fork and at its end.
     spare_children()
     adopt_orphans()
-    forker = Zygote(control) if Zygote.available() else Forks(control)
+    forker = Zygote(control, own_pids=SETTINGS.sandbox is not None) if Zygote.available() else Forks(control)
     control.send(
         {
             "event": "ready",
@@ -502,6 +502,8 @@ def main(home=None, startup=None, keep=()):
             "warmUpError": warm_error,
             **({"isolated": SETTINGS.sandbox is not None} if text_path or isolation_error else {}),
             **({"isolationError": isolation_error} if isolation_error else {}),
+            # Isolated candidates whose zygote has no PID namespace of its own.
+            **({"sharedPids": True} if SETTINGS.sandbox is not None and not getattr(forker, "own_pids", False) else {}),
             **({"refused": refused} if refused else {}),
         }
     )

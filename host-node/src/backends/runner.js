@@ -120,6 +120,8 @@ class Worker {
     this.isolationError = null;
     /** @type {string[]} started remotely: the folders its candidates see read-only there */
     this.refused = [];
+    /** Whether its isolated candidates share its PID namespace (the kernel refused them one). */
+    this.sharedPids = false;
     /** Whether it said it was ready. */
     this.started = false;
     /** Whether it is being killed. */
@@ -223,6 +225,7 @@ class Worker {
       this.isolationError =
         message.isolated === false ? (message.isolationError ?? 'isolation failed') : null;
       this.refused = Array.isArray(message.refused) ? message.refused.map(String) : [];
+      this.sharedPids = message.sharedPids === true;
       this.started = true;
       this.onReady(true);
       return;
@@ -429,6 +432,8 @@ export class RunnerBackend {
     this.starting = new Array(jobs).fill(undefined);
     this.warnedImports = false;
     this.warnedWarmUp = false;
+    /** Whether the warning that candidates share a PID namespace was given. */
+    this.warnedPids = false;
     /** @type {Set<number>} jobs told their candidates run unisolated on the other side */
     this.warnedIsolation = new Set();
     /** @type {Set<number>} started remotely: jobs whose candidates ran unisolated there */
@@ -631,6 +636,14 @@ export class RunnerBackend {
         if (there && !this.warnedIsolation.has(slot)) {
           this.warnedIsolation.add(slot);
           this.onWarning(there);
+        }
+        if (worker.sharedPids && !this.warnedPids) {
+          this.warnedPids = true;
+          this.onWarning(
+            `${this.launcher ? `on ${this.launcher.host(slot)}, ` : ''}the kernel refused candidates a PID namespace ` +
+              'with a /proc of their own (as under a container whose /proc hides parts): a candidate can signal ' +
+              'processes outside its run (--backend subproc runs each in one where the kernel allows)',
+          );
         }
         if (worker.warmUpError && !this.warnedWarmUp) {
           this.warnedWarmUp = true;
