@@ -125,7 +125,10 @@ if (process.platform === 'linux') {
   );
   for (let i = 0; i < WARMUP; i++) await backend.run(TRACEBACK);
   const worker = Number(backend.workers[0]?.proc.pid);
-  const zygote = children(worker)[0];
+  // Isolated, the worker's child waits for the zygote, the first process of a PID
+  // namespace of its own (see sandbox.own_pids).
+  const first = children(worker)[0];
+  const zygote = first && workspace.isolated ? (children(first)[0] ?? first) : first;
   const tick = 1000 / 100; // ms per clock tick (USER_HZ)
   const snapshot = () => ({
     node: process.cpuUsage(),
