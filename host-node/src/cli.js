@@ -303,7 +303,8 @@ export async function main(argv) {
   /** @type {number | undefined} the --trace file */
   let trace;
   let signals = 0;
-  const onSignal = () => {
+  const onSignal = (/** @type {NodeJS.Signals} */ sig) => {
+    if (sig === 'SIGHUP' && signals === 0) process.on('exit', endByHangup);
     signals += 1;
     if (signals === 1) {
       reporter.note('interrupted: stopping the runs in progress');
@@ -314,8 +315,12 @@ export async function main(argv) {
       process.exit(130);
     }
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // SIGHUP: the terminal went away (an ssh session to a GPU node dropped). What
+  // autodd would print there fails; the reduction stops as for Ctrl-C all the same,
+  // OUTPUT and --report are written, and autodd then ends by SIGHUP.
+  const STOPS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP']);
+  for (const sig of STOPS) process.on(sig, onSignal);
+  stderr.on('error', () => {}); // a terminal that hung up: there is no one to tell
 
   try {
     for (const [flag, file] of [
@@ -396,16 +401,26 @@ export async function main(argv) {
   } finally {
     // A signal that arrives while the process winds down (workers being stopped) ends it
     // as an interrupt, not by the signal's default action.
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.on('SIGINT', exitInterrupted);
-    process.on('SIGTERM', exitInterrupted);
+    for (const sig of STOPS) {
+      process.off(sig, onSignal);
+      process.on(sig, exitInterrupted);
+    }
     if (trace !== undefined) fs.closeSync(trace);
   }
 }
 
 function exitInterrupted() {
   process.exit(130);
+}
+
+/**
+ * Last of the exit handlers after a SIGHUP: ends the process by SIGHUP, as a process
+ * without a handler would have ended (status 129 in a shell). Node's own exit would
+ * also restore the terminal's modes, and abort when that terminal is gone.
+ */
+function endByHangup() {
+  process.removeAllListeners('SIGHUP');
+  process.kill(process.pid, 'SIGHUP');
 }
 
 /**

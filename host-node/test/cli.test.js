@@ -467,6 +467,33 @@ for (const backend of BACKENDS) {
   });
 }
 
+describe('SIGHUP (the terminal went away)', { skip }, () => {
+  test('stops as Ctrl-C does: OUTPUT reproduces, --report is written; then ends by SIGHUP', async () => {
+    const dir = fixture({ 'bug.py': fs.readFileSync(EXAMPLE, 'utf8') });
+    let sent = false;
+    const run = await runCli(
+      ['bug.py', '--err-msg', 'T.gemm K shape check failed', '-o', 'min.py', '--report', 'report.json'],
+      {
+        cwd: dir,
+        onStderr: (text, child) => {
+          if (!sent && (text.match(/accepted #/g) ?? []).length >= 2) {
+            sent = true;
+            child.kill('SIGHUP');
+          }
+        },
+      },
+    );
+    assert.ok(sent, run.stderr);
+    assert.equal(run.signal, 'SIGHUP', `${run.code} ${run.stderr}`);
+    assert.match(run.stderr, /interrupted/);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8'));
+    assert.equal(report.interrupted, true);
+    assert.match(runPython('min.py', dir).output, /T\.gemm K shape check failed/);
+    await waitFor(() => processesWithMark(run.mark).length === 0, 2000).catch(() => {});
+    assert.deepEqual(processesWithMark(run.mark), []);
+  });
+});
+
 describe('OUTPUT that can no longer be written', { skip }, () => {
   test('stops the reduction with one line, exit 2, and leaves no process behind', async () => {
     const dir = fixture({ 'bug.py': fs.readFileSync(EXAMPLE, 'utf8') });

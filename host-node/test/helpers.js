@@ -45,6 +45,7 @@ export function fixture(files) {
 /**
  * @typedef {object} CliRun
  * @property {number | null} code
+ * @property {NodeJS.Signals | null} signal what ended it, if a signal did
  * @property {string} stdout
  * @property {string} stderr
  * @property {string} mark the value of AUTODD_TEST_MARK the run (and everything it started) had
@@ -85,7 +86,7 @@ export function runCli(args, { cwd, detached = false, env = {}, onStderr, onStar
       onStderr?.(stderr, child);
     });
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, mark, tmp }));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, mark, tmp }));
   });
 }
 
