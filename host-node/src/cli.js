@@ -304,7 +304,7 @@ export async function main(argv) {
   let trace;
   let signals = 0;
   const onSignal = (/** @type {NodeJS.Signals} */ sig) => {
-    if (sig === 'SIGHUP' && signals === 0) process.on('exit', endByHangup);
+    if (sig === 'SIGHUP') endByHangupAtExit();
     signals += 1;
     if (signals === 1) {
       reporter.note('interrupted: stopping the runs in progress');
@@ -403,7 +403,7 @@ export async function main(argv) {
     // as an interrupt, not by the signal's default action.
     for (const sig of STOPS) {
       process.off(sig, onSignal);
-      process.on(sig, exitInterrupted);
+      process.on(sig, sig === 'SIGHUP' ? exitHungUp : exitInterrupted);
     }
     if (trace !== undefined) fs.closeSync(trace);
   }
@@ -413,14 +413,25 @@ function exitInterrupted() {
   process.exit(130);
 }
 
+function exitHungUp() {
+  endByHangupAtExit();
+  process.exit(130);
+}
+
+let hungUp = false;
+
 /**
- * Last of the exit handlers after a SIGHUP: ends the process by SIGHUP, as a process
- * without a handler would have ended (status 129 in a shell). Node's own exit would
- * also restore the terminal's modes, and abort when that terminal is gone.
+ * After a SIGHUP: the last of the exit handlers ends the process by SIGHUP, as a
+ * process without a handler would have ended (status 129 in a shell). Node's own exit
+ * would also restore the terminal's modes, and abort when that terminal is gone.
  */
-function endByHangup() {
-  process.removeAllListeners('SIGHUP');
-  process.kill(process.pid, 'SIGHUP');
+function endByHangupAtExit() {
+  if (hungUp) return;
+  hungUp = true;
+  process.on('exit', () => {
+    process.removeAllListeners('SIGHUP');
+    process.kill(process.pid, 'SIGHUP');
+  });
 }
 
 /**
