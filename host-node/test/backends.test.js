@@ -315,13 +315,16 @@ while pid > 1:
 os.kill(1, signal.SIGKILL)
 print("${MSG}", os.getppid(), len(seen))
 `;
-        for (let i = 0; i < 2; i++) {
-          const r = await run(source);
-          assert.equal(r.found, true, `${r.outcome} ${r.error} ${r.stderrTail}`);
-          const [parent, ancestors] = r.stdoutTail.trim().split(' ').slice(1).map(Number);
-          assert.equal(parent, 1, 'forked by the first process of its namespace');
-          assert.equal(ancestors, 1, 'nothing above it in sight');
-        }
+        /** Runs `source` twice: each time forked by the first process of its namespace, with nothing above it in sight. */
+        const twiceInOwnNamespace = async (/** @type {string} */ why) => {
+          for (let i = 0; i < 2; i++) {
+            const r = await run(source);
+            assert.equal(r.found, true, `${r.outcome} ${r.error} ${r.stderrTail}`);
+            const [parent, ancestors] = r.stdoutTail.trim().split(' ').slice(1).map(Number);
+            assert.deepEqual([parent, ancestors], [1, 1], why);
+          }
+        };
+        await twiceInOwnNamespace('forked by the first process of its namespace, nothing above it in sight');
         const [a, b] = await Promise.all([run(`print("${MSG}")`), run(`print("${MSG}")`)]);
         assert.ok(a.found && b.found, 'both jobs still run candidates');
 
@@ -332,16 +335,7 @@ print("${MSG}", os.getppid(), len(seen))
             for (const zygote of children(between)) process.kill(zygote, 'SIGKILL');
           }
         }
-        for (let i = 0; i < 2; i++) {
-          const r = await run(source);
-          assert.equal(r.found, true, `${r.outcome} ${r.error} ${r.stderrTail}`);
-          const [parent, ancestors] = r.stdoutTail.trim().split(' ').slice(1).map(Number);
-          assert.deepEqual(
-            [parent, ancestors],
-            [1, 1],
-            'a new zygote, as the first process of its own namespace',
-          );
-        }
+        await twiceInOwnNamespace('a new zygote, as the first process of its own namespace');
       });
 
       test('a failing preload import is skipped with a warning', () => {

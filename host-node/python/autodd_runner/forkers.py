@@ -28,6 +28,15 @@ def kill_group(pid):
         pass
 
 
+def kill_with_group(pid):
+    """Kills `pid` and its group (it may have left the group named by its pid)."""
+    kill_group(pid)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
 def spawn(forker, path, out_w, err_w, done_w, closing):
     """Starts a candidate (see Forks.spawn). A fork that fails for want of processes
     or memory (EAGAIN, ENOMEM) is tried again a few times over about 0.3 s: with
@@ -45,6 +54,9 @@ def spawn(forker, path, out_w, err_w, done_w, closing):
 
 class Forks:
     """Starts each candidate as a fork of this process (where Zygote cannot run)."""
+
+    # Its candidates are in this process's PID namespace.
+    own_pids = False
 
     def __init__(self, control):
         self.control = control
@@ -501,11 +513,7 @@ def announce(sock, pid):
     try:
         pidfd = os.pidfd_open(pid)
     except OSError as exc:
-        kill_group(pid)
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+        kill_with_group(pid)
         refuse(sock, exc)
         return False
     try:
@@ -572,11 +580,7 @@ def kill_children(keep):
     while True:
         strays = children() - keep - SPARED
         for pid in strays:
-            kill_group(pid)
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            kill_with_group(pid)
         reaped += reap_all()
         if not strays or time.monotonic() > deadline:
             return reaped

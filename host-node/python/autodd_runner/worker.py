@@ -503,7 +503,7 @@ def main(home=None, startup=None, keep=()):
             **({"isolated": SETTINGS.sandbox is not None} if text_path or isolation_error else {}),
             **({"isolationError": isolation_error} if isolation_error else {}),
             # Isolated candidates whose zygote has no PID namespace of its own.
-            **({"sharedPids": True} if SETTINGS.sandbox is not None and not getattr(forker, "own_pids", False) else {}),
+            **({"sharedPids": True} if SETTINGS.sandbox is not None and not forker.own_pids else {}),
             **({"refused": refused} if refused else {}),
         }
     )
