@@ -483,40 +483,6 @@ process.on('exit', () => {
 });
 
 /**
- * The descriptors above stderr that this process inherited open across exec (a shell's
- * `30<>file`, an open folder): what Node and libuv open is close-on-exec, so these
- * are the ones every process it starts would get too. Read from `/proc` when this
- * module loads, before any of autodd's own (none where there is no `/proc`).
- * @returns {number[]}
- */
-export function inheritedDescriptors() {
-  return INHERITED;
-}
-
-/** Linux's O_CLOEXEC, as `/proc/PID/fdinfo` shows it in `flags` (octal). */
-const O_CLOEXEC = 0o2000000;
-
-const INHERITED = (() => {
-  const channel = Number(process.env.NODE_CHANNEL_FD);
-  /** @type {string[]} */
-  let names = [];
-  try {
-    names = fs.readdirSync('/proc/self/fdinfo');
-  } catch {
-    // No /proc: nothing known to close.
-  }
-  return names.map(Number).filter((fd) => {
-    if (fd <= 2 || fd === channel) return false;
-    try {
-      const flags = /^flags:\s*([0-7]+)/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1'));
-      return flags !== null && (parseInt(flags[1], 8) & O_CLOEXEC) === 0;
-    } catch {
-      return false; // the listing's own descriptor, closed since
-    }
-  });
-})();
-
-/**
  * A path with its symlinks resolved (itself if it does not exist).
  * @param {string} p
  */

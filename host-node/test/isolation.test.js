@@ -549,15 +549,16 @@ describe('the final check is the user run', { skip }, () => {
   });
 });
 
-describe('nothing outlives a reduction', { skip: skipIsolated }, () => {
+describe('nothing outlives a reduction', () => {
   // The example, with a child in a session of its own that would sleep for a minute,
   // started by the original and by every candidate that keeps the first lines.
   const source =
     'import subprocess, sys\n' +
     'subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)\n' +
     fs.readFileSync(EXAMPLE, 'utf8');
-  /** @type {Record<string, (child: import('node:child_process').ChildProcess) => void>} */
+  /** @type {Record<string, ((child: import('node:child_process').ChildProcess) => void) | null>} */
   const KILLS = {
+    'the end of the reduction': null,
     'SIGINT twice within 50 ms': (child) => {
       child.kill('SIGINT');
       setTimeout(() => child.kill('SIGINT'), 20);
@@ -565,65 +566,82 @@ describe('nothing outlives a reduction', { skip: skipIsolated }, () => {
     'SIGTERM to the group': (child) => process.kill(-Number(child.pid), 'SIGTERM'),
     'SIGKILL of autodd': (child) => child.kill('SIGKILL'),
   };
-  for (const backend of BACKENDS) {
-    for (const [how, kill] of Object.entries(KILLS)) {
-      test(`${backend}, ${how}: no process, no temp folder, no .tmp file left`, async () => {
-        const { dir } = project({ 'bug.py': source });
-        let sent = false;
-        const run = await runCli(
-          [
-            'bug.py',
-            '--err-msg',
-            'T.gemm K shape check failed',
-            '-o',
-            'min.py',
-            '--backend',
-            backend,
-            '-j',
-            '2',
-          ],
-          {
-            cwd: dir,
-            detached: true,
-            onStderr: (text, child) => {
-              if (!sent && (text.match(/accepted #/g) ?? []).length >= 2) {
-                sent = true;
-                kill(child);
-              }
-            },
+  // Unisolated, no PID namespace ends what a run leaves: each run's reaper does.
+  const MODES = [
+    { mode: 'isolated', flags: [], skip: skipIsolated },
+    { mode: '--no-sandbox', flags: ['--no-sandbox'], skip: skip },
+  ];
+  for (const { mode, flags, skip: skipMode } of MODES) {
+    for (const backend of BACKENDS) {
+      for (const [how, kill] of Object.entries(KILLS)) {
+        test(
+          `${backend}, ${mode}, ${how}: no process, no temp folder, no .tmp file left`,
+          { skip: skipMode },
+          async () => {
+            const { dir } = project({ 'bug.py': source });
+            let sent = false;
+            const run = await runCli(
+              [
+                'bug.py',
+                '--err-msg',
+                'T.gemm K shape check failed',
+                '-o',
+                'min.py',
+                '--backend',
+                backend,
+                '-j',
+                '2',
+                ...flags,
+              ],
+              {
+                cwd: dir,
+                detached: true,
+                onStderr: (text, child) => {
+                  if (kill && !sent && (text.match(/accepted #/g) ?? []).length >= 2) {
+                    sent = true;
+                    kill(child);
+                  }
+                },
+              },
+            );
+            if (kill) assert.ok(sent, run.stderr);
+            else assert.equal(run.code, 0, run.stderr);
+            await waitFor(() => processesWithMark(run.mark).length === 0, 5000).catch(() => {});
+            assert.deepEqual(processesWithMark(run.mark), [], run.stderr);
+            await waitFor(() => fs.readdirSync(run.tmp).length === 0, 3000).catch(() => {});
+            assert.deepEqual(fs.readdirSync(run.tmp), [], 'the private temp folder is removed');
+            assert.deepEqual(
+              fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+              [],
+            );
+            if (kill && how !== 'SIGKILL of autodd') assert.equal(run.code, 130, run.stderr);
           },
         );
-        assert.ok(sent, run.stderr);
-        await waitFor(() => processesWithMark(run.mark).length === 0, 5000).catch(() => {});
-        assert.deepEqual(processesWithMark(run.mark), [], run.stderr);
-        await waitFor(() => fs.readdirSync(run.tmp).length === 0, 3000).catch(() => {});
-        assert.deepEqual(fs.readdirSync(run.tmp), [], 'the private temp folder is removed');
-        assert.deepEqual(
-          fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')),
-          [],
-        );
-        if (how !== 'SIGKILL of autodd') assert.equal(run.code, 130, run.stderr);
-      });
+      }
     }
   }
 
-  test('runner: a candidate that kills its parent, the zygote, cannot; what it left goes', async () => {
-    // It starts a sleeper in a session of its own, then kills its parent: the zygote,
-    // the process that kills the sleeper after the run. The zygote is the first process
-    // of the candidates' PID namespace, which the kernel keeps SIGKILL from.
-    const { dir } = project({
-      'killer.py': [
-        'import os, signal, subprocess, sys',
-        'subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)',
-        'print("zygote killer ran", flush=True)',
-        'os.kill(os.getppid(), signal.SIGKILL)',
-        'raise RuntimeError("zygote killer ran")',
-        '',
-      ].join('\n'),
-    });
-    const run = await runCli(['killer.py', '--err-msg', 'zygote killer ran', '-o', 'min.py'], { cwd: dir });
-    assert.equal(run.code, 0, run.stderr);
-    await waitFor(() => processesWithMark(run.mark).length === 0, 3000).catch(() => {});
-    assert.deepEqual(processesWithMark(run.mark), [], run.stderr);
-  });
+  test(
+    'runner: a candidate that kills its parent, the zygote, cannot; what it left goes',
+    { skip: skipIsolated },
+    async () => {
+      // It starts a sleeper in a session of its own, then kills its parent: the zygote,
+      // the process that kills the sleeper after the run. The zygote is the first process
+      // of the candidates' PID namespace, which the kernel keeps SIGKILL from.
+      const { dir } = project({
+        'killer.py': [
+          'import os, signal, subprocess, sys',
+          'subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)',
+          'print("zygote killer ran", flush=True)',
+          'os.kill(os.getppid(), signal.SIGKILL)',
+          'raise RuntimeError("zygote killer ran")',
+          '',
+        ].join('\n'),
+      });
+      const run = await runCli(['killer.py', '--err-msg', 'zygote killer ran', '-o', 'min.py'], { cwd: dir });
+      assert.equal(run.code, 0, run.stderr);
+      await waitFor(() => processesWithMark(run.mark).length === 0, 3000).catch(() => {});
+      assert.deepEqual(processesWithMark(run.mark), [], run.stderr);
+    },
+  );
 });

@@ -10,6 +10,7 @@ import sys
 import time
 
 from . import sandbox
+from .sandbox import adopt_orphans, children, kill_group, kill_strays, kill_with_group, reap_all
 from .settings import SETTINGS
 from .candidate import AHEAD_BYTES, child, compile_ahead, isolate, warm_up
 
@@ -19,22 +20,6 @@ FORK_RETRY_SECONDS = (0.01, 0.03, 0.1, 0.2)
 
 # Without pidfd support, how often to look whether the child has exited.
 POLL_SECONDS = 0.05
-
-
-def kill_group(pid):
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
-
-
-def kill_with_group(pid):
-    """Kills `pid` and its group (it may have left the group named by its pid)."""
-    kill_group(pid)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 def spawn(forker, path, out_w, err_w, done_w, closing):
@@ -534,30 +519,10 @@ def go(ours):
         ours.close()
 
 
-PR_SET_CHILD_SUBREAPER = 36
-
 # How long the zygote, going away, keeps killing what its candidates left.
 SWEEP_SECONDS = 2.0
 # How long the zygote, before a fork, keeps killing what the last candidates left.
 STRAY_SECONDS = 0.05
-
-
-def adopt_orphans():
-    """Makes this process the one orphaned descendants are given to (Linux)."""
-    try:
-        sandbox.libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
-def children():
-    """This process's children (Linux; none elsewhere)."""
-    try:
-        with open(f"/proc/self/task/{os.getpid()}/children") as f:
-            return {int(pid) for pid in f.read().split()}
-    except (OSError, ValueError):
-        return set()
-
 
 # Children of this process that were there before it started candidates (the remote
 # janitor, which the worker's process forked first): never strays.
@@ -570,31 +535,10 @@ def spare_children():
 
 
 def kill_children(keep):
-    """Kills every child but `keep` (and SPARED), with its group, until none is left:
-    killing one hands its own children over. Before a fork it gives up after
-    STRAY_SECONDS (a stray that keeps coming back is killed again before the next
-    fork); with nothing to keep (the zygote is going), after SWEEP_SECONDS. Returns the
-    children reaped meanwhile."""
-    deadline = time.monotonic() + (STRAY_SECONDS if keep else SWEEP_SECONDS)
-    reaped = []
-    while True:
-        strays = children() - keep - SPARED
-        for pid in strays:
-            kill_with_group(pid)
-        reaped += reap_all()
-        if not strays or time.monotonic() > deadline:
-            return reaped
-        time.sleep(0.002)
+    """Kills every child but `keep` (and SPARED), with its group, until none is left
+    (see sandbox.kill_strays). Before a fork it gives up after STRAY_SECONDS (a stray
+    that keeps coming back is killed again before the next fork); with nothing to keep
+    (the zygote is going), after SWEEP_SECONDS. Returns the children reaped meanwhile."""
+    return kill_strays(keep | SPARED, STRAY_SECONDS if keep else SWEEP_SECONDS)
 
 
-def reap_all():
-    """Reaps every child that has exited, without waiting; returns their pids."""
-    reaped = []
-    while True:
-        try:
-            pid = os.waitpid(-1, os.WNOHANG)[0]
-        except ChildProcessError:
-            return reaped
-        if pid == 0:
-            return reaped
-        reaped.append(pid)

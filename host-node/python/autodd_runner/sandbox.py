@@ -20,9 +20,9 @@ candidate's process). The subproc backend runs it as a launcher:
     python3 -I -S autodd_runner/sandbox.py CONFIG FILE PYTHON [ARG ...]
 
 which enters, isolates, puts FILE's text at the program's path and runs
-`PYTHON ARG ...` in a PID namespace of its own (see `launch`). `--exec PYTHON ARG ...`
-only closes the descriptors the invoking process left open, then runs the command
-(unisolated runs, when there are such descriptors). `--probe CONFIG` says
+`PYTHON ARG ...` in a PID namespace of its own (see `launch`). `--reap PYTHON ARG ...`
+runs an unisolated run: it closes the descriptors the invoking process left open,
+and kills whatever the program leaves running (see `run_reaped`). `--probe CONFIG` says
 whether isolation works here: it prints the JSON list of the folders it cannot overlay
 and exits 0, or prints why not and exits 1.
 
@@ -34,8 +34,10 @@ CONFIG is JSON: {"scratch": DIR (an empty folder to mount the tmpfs on),
 import ctypes
 import json
 import os
+import resource
 import signal
 import sys
+import time
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWPID = 0x20000000
@@ -51,6 +53,7 @@ PR_SET_SECUREBITS = 28
 SECBIT_NOROOT = 0x1
 SECBIT_NOROOT_LOCKED = 0x2
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 PR_CAPBSET_DROP = 24
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_RAISE = 2
@@ -264,7 +267,7 @@ def own_pids():
         os._exit(1)
     # Signals with a handler (Python's for SIGINT, a preloaded module's) would still
     # reach it from inside.
-    for sig in signal.valid_signals():
+    for sig in signal.valid_signals() - {signal.SIGCHLD}:  # ignored, it reaps nothing
         try:
             if callable(signal.getsignal(sig)):
                 signal.signal(sig, signal.SIG_DFL)
@@ -425,15 +428,7 @@ def contain(config, argv, text=None, said=None):
     if said is not None:
         os.close(said)
     os.waitpid(init, 0)
-    status = int(os.read(status_r, 32) or b"32512")
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        try:
-            signal.signal(sig, signal.SIG_DFL)
-        except (OSError, ValueError):
-            pass  # SIGKILL and SIGSTOP have no handler to reset
-        os.kill(os.getpid(), sig)
-    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+    _end_as(int(os.read(status_r, 32) or b"32512"))
 
 
 def _write_all(fd, text):
@@ -464,6 +459,193 @@ def die_with_parent():
     libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent went before the request took
         os._exit(137)
+
+
+def adopt_orphans():
+    """Makes this process the one its orphaned descendants are given to (Linux)."""
+    try:
+        libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def children():
+    """This process's children (Linux; none elsewhere)."""
+    me = os.getpid()
+    try:
+        with open(f"/proc/self/task/{me}/children") as f:
+            return {int(pid) for pid in f.read().split()}
+    except (OSError, ValueError):
+        pass
+    # A kernel without that file: every process's parent, from /proc/PID/stat.
+    found = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    stat = f.read()
+            except OSError:
+                continue  # gone meanwhile
+            # The command name (field 2) is in parentheses and may hold anything.
+            if int(stat[stat.rindex(b")") + 2 :].split()[1]) == me:
+                found.add(int(entry))
+    return found
+
+
+def kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def kill_with_group(pid):
+    """Kills `pid` and its group (it may have left the group named by its pid)."""
+    kill_group(pid)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def reap_all():
+    """Reaps every child that has exited, without waiting; returns their pids."""
+    reaped = []
+    while True:
+        try:
+            pid = os.waitpid(-1, os.WNOHANG)[0]
+        except ChildProcessError:
+            return reaped
+        if pid == 0:
+            return reaped
+        reaped.append(pid)
+
+
+def kill_strays(spared, seconds):
+    """Kills every child but those in `spared`, with its group, until none is left
+    (killing one hands its own children over to this process, when it adopts orphans)
+    or `seconds` have passed. Returns the children reaped meanwhile."""
+    deadline = time.monotonic() + seconds
+    reaped = []
+    while True:
+        strays = children() - spared
+        for pid in strays:
+            kill_with_group(pid)
+        reaped += reap_all()
+        if not strays or time.monotonic() > deadline:
+            return reaped
+        time.sleep(0.002)
+
+
+# How long an unisolated run's reaper keeps killing what the program left.
+REAP_SECONDS = 2.0
+
+
+def run_reaped(argv):
+    """Runs argv unisolated (`--reap`) so that nothing it starts outlives it, even in a
+    session of its own, where no PID namespace can be had. Three processes: this one,
+    the host's child and the leader of the process group the host kills, waits and ends
+    as the program did; a reaper, in a group of its own, that orphaned descendants are
+    given to; and the program, back in this process's group. Once the program has
+    ended, or this process is gone (the host killed the group at a time limit, or went
+    itself), the reaper kills whatever is left and ends as the program did."""
+    close_inherited()
+    die_with_parent()
+    # A signal the program sends its group (os.killpg(0, sig)) reaches this process
+    # too; as in a plain run, only the program's own processes may heed it.
+    handled = []
+    for sig in signal.valid_signals() - {signal.SIGCHLD}:  # ignored, it reaps nothing
+        try:
+            signal.signal(sig, signal.SIG_IGN)
+            handled.append(sig)
+        except (OSError, ValueError):
+            pass  # SIGKILL, SIGSTOP, or none such here
+    # Ending as the program did must not leave a core of this process.
+    core = resource.getrlimit(resource.RLIMIT_CORE)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, core[1]))
+    group = os.getpgrp()
+    parent = os.getpid()
+    reaper = os.fork()
+    if reaper == 0:
+        status = 127 << 8
+        try:
+            os.setpgid(0, 0)
+            status = _reap(argv, group, parent, handled, core)
+        finally:
+            _end_as(status)
+    try:
+        os.setpgid(reaper, reaper)
+    except OSError:
+        pass  # it did so itself
+    _end_as(os.waitpid(reaper, 0)[1])
+
+
+class _Gone(Exception):
+    """The reaper's parent is gone: the run was killed."""
+
+
+def _reap(argv, group, parent, handled, core):
+    """The reaper's part of `run_reaped`: returns the program's wait status."""
+
+    def on_parent_gone(_sig, _frame):
+        if os.getppid() != parent:
+            raise _Gone
+
+    adopt_orphans()
+    signal.signal(signal.SIGTERM, on_parent_gone)
+    libc().prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    status = int(signal.SIGKILL)  # a wait status: killed, as the host's kill left it
+    program = None
+    try:
+        if os.getppid() != parent:
+            raise _Gone
+        program = os.fork()
+        if program == 0:
+            try:
+                try:
+                    os.setpgid(0, group)
+                except OSError:
+                    pass  # the group is gone: the run was killed, and so is this
+                for sig in handled:
+                    signal.signal(sig, signal.SIG_DFL)
+                resource.setrlimit(resource.RLIMIT_CORE, core)
+                os.execv(argv[0], argv)
+            except OSError as exc:
+                sys.stderr.write(f"autodd sandbox: {argv[0]}: {exc.strerror}\n")
+            finally:
+                os._exit(127)
+        try:
+            os.setpgid(program, group)
+        except OSError:
+            pass  # it did so itself, or has exec'd
+        while True:
+            pid, found = os.waitpid(-1, 0)
+            if pid == program:
+                status = found
+                break
+    except _Gone:
+        pass
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if program:
+        kill_with_group(program)
+    kill_strays(set(), REAP_SECONDS)
+    return status
+
+
+def _end_as(status):
+    """Ends this process as wait status `status` says a process ended."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass  # SIGKILL and SIGSTOP have no handler to reset
+        os.kill(os.getpid(), sig)
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
 def probe(config):
@@ -571,14 +753,8 @@ def refusals(config):
 def main(args):
     if args[:1] == ["--probe"] and len(args) == 2:
         return 0 if probe(json.loads(args[1])) else 1
-    if args[:1] == ["--exec"] and len(args) >= 2:
-        # Unisolated: only closes what the invoking process left open, then runs argv.
-        close_inherited()
-        try:
-            os.execv(args[1], args[1:])
-        except OSError as exc:
-            sys.stderr.write(f"autodd sandbox: {args[1]}: {exc.strerror}\n")
-            return 127
+    if args[:1] == ["--reap"] and len(args) >= 2:
+        run_reaped(args[1:])
     if len(args) < 3:
         sys.stderr.write("usage: sandbox.py CONFIG FILE PYTHON [ARG ...]\n")
         return 2

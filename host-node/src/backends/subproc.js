@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { inheritedDescriptors, SANDBOX_PY } from '../python.js';
+import { SANDBOX_PY } from '../python.js';
 import { endLauncher, killGroup, trackGroup, untrackGroup } from './capture.js';
 import { dropJob, JobWarnings, untilNotLost } from './lost.js';
 import { runResult, signalName } from './result.js';
@@ -444,12 +444,12 @@ export class SubprocBackend {
       const python = this.workspace.python;
       // Isolated: a launcher sets up the candidate's own view, puts the candidate at
       // the program's path in it, and then becomes `python3 PROGRAM`.
-      // Unisolated, a descriptor the invoking process left open would reach the
-      // program: the launcher closes it, then becomes `python3 PROGRAM`.
+      // Unisolated (on Linux), it closes the descriptors the invoking process left
+      // open, runs `python3 PROGRAM`, and kills what the program leaves running.
       const argv = sandbox
         ? ['-I', '-S', SANDBOX_PY, JSON.stringify(sandbox), file, python, sandbox.runAs ?? file]
-        : inheritedDescriptors().length > 0
-          ? ['-I', '-S', SANDBOX_PY, '--exec', python, this.program ?? file]
+        : process.platform === 'linux'
+          ? ['-I', '-S', SANDBOX_PY, '--reap', python, this.program ?? file]
           : [this.program ?? file];
       const input = remote
         ? 'pipe'
