@@ -32,12 +32,14 @@ CONFIG is JSON: {"scratch": DIR (an empty folder to mount the tmpfs on),
 """
 
 import ctypes
-import json
 import os
 import resource
 import signal
 import sys
 import time
+
+# json is imported where it is used: the reaper of an unisolated run (`--reap`) starts
+# sooner without it.
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWPID = 0x20000000
@@ -652,6 +654,8 @@ def probe(config):
     """Whether isolation works here (see `trial`): prints the JSON list of the writable
     folders that cannot be overlaid and succeeds, or prints why isolation fails and
     fails."""
+    import json
+
     refused, why = trial(config)
     sys.stdout.write((json.dumps(refused) if why is None else why) + "\n")
     sys.stdout.flush()
@@ -664,6 +668,8 @@ def trial(config):
     overlay over a folder that holds a mount made outside the namespace (a volume under
     the home folder, say): runs see a refused folder read-only, and a folder inside it
     is then tried on its own."""
+    import json
+
     out_r, out_w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -717,6 +723,8 @@ def without(config, refused):
 def refusals(config):
     """The folders of `config` whose overlay the kernel refuses, tried one by one in a
     child process (so that each try starts from the same mounts)."""
+    import json
+
     folders = overlaid(config["writable"])
     out_r, out_w = os.pipe()
     pid = os.fork()
@@ -751,10 +759,12 @@ def refusals(config):
 
 
 def main(args):
-    if args[:1] == ["--probe"] and len(args) == 2:
-        return 0 if probe(json.loads(args[1])) else 1
     if args[:1] == ["--reap"] and len(args) >= 2:
         run_reaped(args[1:])
+    import json
+
+    if args[:1] == ["--probe"] and len(args) == 2:
+        return 0 if probe(json.loads(args[1])) else 1
     if len(args) < 3:
         sys.stderr.write("usage: sandbox.py CONFIG FILE PYTHON [ARG ...]\n")
         return 2

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SANDBOX_PY } from '../python.js';
+import { sandboxArgs } from '../python.js';
 import { endLauncher, killGroup, trackGroup, untrackGroup } from './capture.js';
 import { dropJob, JobWarnings, untilNotLost } from './lost.js';
 import { runResult, signalName } from './result.js';
@@ -447,9 +447,9 @@ export class SubprocBackend {
       // Unisolated (on Linux), it closes the descriptors the invoking process left
       // open, runs `python3 PROGRAM`, and kills what the program leaves running.
       const argv = sandbox
-        ? ['-I', '-S', SANDBOX_PY, JSON.stringify(sandbox), file, python, sandbox.runAs ?? file]
+        ? sandboxArgs(JSON.stringify(sandbox), file, python, sandbox.runAs ?? file)
         : process.platform === 'linux'
-          ? ['-I', '-S', SANDBOX_PY, '--reap', python, this.program ?? file]
+          ? sandboxArgs('--reap', python, this.program ?? file)
           : [this.program ?? file];
       const input = remote
         ? 'pipe'
