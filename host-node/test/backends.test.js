@@ -596,6 +596,52 @@ print("body done")
   );
 }
 
+describe('runner backend, isolated, forking ahead: the next candidate process', () => {
+  const MSG = 'BOOM-47';
+  const own = ownRunner(MSG, { prefork: true });
+
+  test('is out of reach of the candidate before it: no write through /proc/PID/root', async (t) => {
+    const isolated = await Workspace.create({ python: 'python3', jobs: 1 });
+    isolated.close();
+    if (!isolated.isolated) return t.skip(`unisolated here: ${isolated.sandboxProblem}`);
+    const marker = `/tmp/autodd-reach-${process.pid}`;
+    // It writes the marker into every other process's view it can reach, and says
+    // which (the one before it may be among them, exiting); the next candidate (the
+    // process forked ahead while it ran) says its pid and whether it sees the marker.
+    const writer = `import os, time
+# The next one's process is forked as this one starts: wait for it (a higher pid).
+deadline = time.monotonic() + 3
+while time.monotonic() < deadline and max(int(p) for p in os.listdir("/proc") if p.isdigit()) <= os.getpid():
+    time.sleep(0.01)
+reached = []
+for pid in os.listdir("/proc"):
+    if pid.isdigit() and int(pid) != os.getpid():
+        try:
+            with open(f"/proc/{pid}/root${marker}", "w") as f:
+                f.write("x")
+            reached.append(pid)
+        except OSError:
+            pass
+print("${MSG}", *reached)
+`;
+    const reader = `import os\nprint("${MSG}", os.getpid(), os.path.exists("${marker}"))`;
+    await own.backend.run(`print("${MSG}")`); // the process of the next one is forked now
+    for (let i = 0; i < 2; i++) {
+      const wrote = await own.backend.run(writer);
+      assert.equal(wrote.found, true, wrote.stderrTail);
+      const reached = wrote.stdoutTail.trim().split(' ').slice(1);
+      const read = await own.backend.run(reader);
+      const [pid, seen] = read.stdoutTail.trim().split(' ').slice(1);
+      assert.ok(!reached.includes(pid), `it reached the next one (${pid}): ${reached}`);
+      assert.equal(seen, 'False', 'the next one sees nothing it left');
+    }
+    // It can still signal that process (and kill it): the next candidate runs anyway.
+    await own.backend.run('import os, signal\nos.kill(-1, signal.SIGKILL)');
+    const after = await own.backend.run(`print("${MSG}")`);
+    assert.equal(after.found, true, `${after.outcome} ${after.error} ${after.stderrTail}`);
+  });
+});
+
 describe('runner backend: a large warm worker', { skip: !canCollapse() && 'no MADV_COLLAPSE here' }, () => {
   const MSG = 'BOOM-48';
   // A preloaded module with a 96 MiB heap in use, as torch leaves some 300 MiB; a

@@ -252,6 +252,8 @@ def child(path, out_w, err_w, done_w, closing, ahead=None):
             raise
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if SETTINGS.sandbox is not None:
+            sandbox.set_dumpable(True)  # as a plain run is (the zygote's forks are not)
         disown_finalizers()
         status, used = execute(path, ahead)
         # Its output is all in the pipes now: say so, with the exit status, before

@@ -173,6 +173,12 @@ class Zygote:
                     if self.own_pids:
                         sandbox.own_pids()
                         SPARED.clear()  # the worker's, by pids that mean others here
+                    if SETTINGS.sandbox is not None:
+                        # A candidate could write through /proc/PID/root into the view
+                        # of the next one's process, forked ahead and isolated: that
+                        # process, as every one the zygote forks, is out of reach until
+                        # it runs its candidate (see candidate.child).
+                        sandbox.set_dumpable(False)
                     theirs.send(READY)
                     serve(theirs)
                 finally:

@@ -56,6 +56,7 @@ SECBIT_NOROOT = 0x1
 SECBIT_NOROOT_LOCKED = 0x2
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_RAISE = 2
@@ -648,6 +649,13 @@ def _end_as(status):
             pass  # SIGKILL and SIGSTOP have no handler to reset
         os.kill(os.getpid(), sig)
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+def set_dumpable(on):
+    """Whether other processes of the user may reach this one through /proc (its
+    root, so its view's overlays, its descriptors, its memory); a process that lacks
+    CAP_SYS_PTRACE (a candidate) cannot reach one that is not. Forks inherit it."""
+    libc().prctl(PR_SET_DUMPABLE, 1 if on else 0, 0, 0, 0)
 
 
 def probe(config):
