@@ -182,12 +182,15 @@ def run_one(candidate, run, home):
         f.write(candidate["source"])
     stdin = os.path.join(home, "stdin")
     sys.path.insert(0, os.path.join(home, "lib", "autodd_runner"))
-    import sandbox
-
+    try:
+        import sandbox
+    except ImportError:  # a Python without ctypes: its leftovers go unswept
+        sandbox = None
     # What the program leaves running, even in a session of its own, is given to this
     # process, which kills it once the program has ended (the janitor excepted).
-    janitor = sandbox.children()
-    sandbox.adopt_orphans()
+    if sandbox:
+        janitor = sandbox.children()
+        sandbox.adopt_orphans()
     os.write(1, mark + b"start\n")
     start = time.monotonic()
     pid, refused, why = launch(path, run, home, stdin, candidate.get("isolate"))
@@ -229,7 +232,8 @@ def run_one(candidate, run, home):
         except ValueError:
             ended = "signal %d" % os.WTERMSIG(status)
     kill()  # what it left running
-    sandbox.kill_strays(janitor, sandbox.REAP_SECONDS)
+    if sandbox:
+        sandbox.kill_strays(janitor, sandbox.REAP_SECONDS)
     os.write(1, mark + ("end %s %.3f\n" % (ended, ms)).encode())
     remove(home)
     os._exit(0)

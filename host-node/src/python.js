@@ -25,18 +25,14 @@ const SANDBOX_PY = path.join(PYTHON_DIR, 'autodd_runner', 'sandbox.py');
 /**
  * Python's arguments to run sandbox.py with `args`: imported, so that its cached
  * bytecode is used (a script is compiled at every start, some 6 ms), from its folder
- * put after the standard library on `sys.path`.
+ * put after the standard library on `sys.path` (an argument, whose bytes Python keeps
+ * whatever the locale, unlike the code's).
  * @param {string[]} args
  */
 export function sandboxArgs(...args) {
-  const folder = JSON.stringify(path.dirname(SANDBOX_PY));
-  return [
-    '-I',
-    '-S',
-    '-c',
-    `import sys; sys.path.append(${folder}); import sandbox; sys.exit(sandbox.main(sys.argv[1:]))`,
-    ...args,
-  ];
+  const code =
+    'import sys; sys.path.append(sys.argv.pop(1)); import sandbox; sys.exit(sandbox.main(sys.argv[1:]))';
+  return ['-I', '-S', '-c', code, path.dirname(SANDBOX_PY), ...args];
 }
 
 /**

@@ -7,16 +7,12 @@ import os
 import signal
 import socket
 import sys
-import time
 
 from . import sandbox
-from .sandbox import adopt_orphans, children, kill_group, kill_strays, kill_with_group, reap_all
+from .sandbox import adopt_orphans, children, kill_group, kill_strays, kill_with_group, reap_all, retrying
 from .settings import SETTINGS
 from .candidate import AHEAD_BYTES, child, compile_ahead, isolate, warm_up
 
-
-# Pauses between attempts at a fork that failed for want of resources (see spawn).
-FORK_RETRY_SECONDS = (0.01, 0.03, 0.1, 0.2)
 
 # Without pidfd support, how often to look whether the child has exited.
 POLL_SECONDS = 0.05
@@ -26,15 +22,9 @@ def spawn(forker, path, out_w, err_w, done_w, closing):
     """Starts a candidate (see Forks.spawn). A fork that fails for want of processes
     or memory (EAGAIN, ENOMEM) is tried again a few times over about 0.3 s: with
     other programs starting and ending, such a shortage is often over at once, and
-    a candidate that could not start must not pass for a broken one."""
-    for delay in FORK_RETRY_SECONDS:
-        try:
-            return forker.spawn(path, out_w, err_w, done_w, closing)
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.ENOMEM):
-                raise
-        time.sleep(delay)
-    return forker.spawn(path, out_w, err_w, done_w, closing)
+    a candidate that could not start must not pass for a broken one (see
+    sandbox.retrying)."""
+    return retrying(lambda: forker.spawn(path, out_w, err_w, done_w, closing))
 
 
 class Forks:

@@ -32,8 +32,8 @@ CONFIG is JSON: {"scratch": DIR (an empty folder to mount the tmpfs on),
 """
 
 import ctypes
+import errno
 import os
-import resource
 import signal
 import sys
 import time
@@ -192,7 +192,7 @@ class _IdMapper:
         os.write(self.go, b"1")
         os.close(self.go)
         _, status = os.waitpid(self.pid, 0)
-        return os.waitstatus_to_exitcode(status) == 0
+        return status == 0  # exited, with 0
 
 
 def isolate(config, proc=False):
@@ -260,7 +260,7 @@ def own_pids():
             raise OSError("no /proc of its own for a PID namespace here")
         os.close(ready_r)
         _, status = os.waitpid(first, 0)
-        os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+        os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
     os.close(ready_r)
     try:
         die_with_parent()
@@ -270,7 +270,7 @@ def own_pids():
         os._exit(1)
     # Signals with a handler (Python's for SIGINT, a preloaded module's) would still
     # reach it from inside.
-    for sig in signal.valid_signals() - {signal.SIGCHLD}:  # ignored, it reaps nothing
+    for sig in signal.valid_signals():
         try:
             if callable(signal.getsignal(sig)):
                 signal.signal(sig, signal.SIG_DFL)
@@ -464,6 +464,25 @@ def die_with_parent():
         os._exit(137)
 
 
+# Pauses between attempts at a fork that failed for want of resources (see retrying).
+FORK_RETRY_SECONDS = (0.01, 0.03, 0.1, 0.2)
+
+
+def retrying(start):
+    """Calls `start` (a fork) and returns what it does; while it fails for want of
+    processes or memory (EAGAIN, ENOMEM), tries again a few times over about 0.3 s:
+    with other programs starting and ending, such a shortage is often over at once,
+    and a run that could not start must not pass for a broken program."""
+    for delay in FORK_RETRY_SECONDS:
+        try:
+            return start()
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.ENOMEM):
+                raise
+        time.sleep(delay)
+    return start()
+
+
 def adopt_orphans():
     """Makes this process the one its orphaned descendants are given to (Linux)."""
     try:
@@ -558,6 +577,9 @@ def run_reaped(argv):
     itself), the reaper kills whatever is left and ends as the program did."""
     close_inherited()
     die_with_parent()
+    # Both end as the program did (a SIGSEGV raised again): not dumpable, neither makes
+    # a core, not even through a core_pattern pipe. The program is again at its exec.
+    set_dumpable(False)
     # A signal the program sends its group (os.killpg(0, sig)) reaches this process
     # too; as in a plain run, only the program's own processes may heed it.
     handled = []
@@ -567,17 +589,18 @@ def run_reaped(argv):
             handled.append(sig)
         except (OSError, ValueError):
             pass  # SIGKILL, SIGSTOP, or none such here
-    # Ending as the program did must not leave a core of this process.
-    core = resource.getrlimit(resource.RLIMIT_CORE)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, core[1]))
     group = os.getpgrp()
     parent = os.getpid()
-    reaper = os.fork()
+    try:
+        reaper = retrying(os.fork)
+    except OSError as exc:
+        sys.stderr.write(f"autodd sandbox: cannot start the run: {exc.strerror}\n")
+        os._exit(125)
     if reaper == 0:
-        status = 127 << 8
+        status = 125 << 8
         try:
             os.setpgid(0, 0)
-            status = _reap(argv, group, parent, handled, core)
+            status = _reap(argv, group, parent, handled)
         finally:
             _end_as(status)
     try:
@@ -591,22 +614,28 @@ class _Gone(Exception):
     """The reaper's parent is gone: the run was killed."""
 
 
-def _reap(argv, group, parent, handled, core):
+def _reap(argv, group, parent, handled):
     """The reaper's part of `run_reaped`: returns the program's wait status."""
+    me = os.getpid()
 
     def on_parent_gone(_sig, _frame):
-        if os.getppid() != parent:
+        if os.getpid() == me and os.getppid() != parent:
             raise _Gone
 
     adopt_orphans()
     signal.signal(signal.SIGTERM, on_parent_gone)
     libc().prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     status = int(signal.SIGKILL)  # a wait status: killed, as the host's kill left it
+    # Not yet reaped, so its pid (and a group it leads) is no other process's.
     program = None
     try:
         if os.getppid() != parent:
             raise _Gone
-        program = os.fork()
+        try:
+            program = retrying(os.fork)
+        except OSError as exc:
+            sys.stderr.write(f"autodd sandbox: cannot start the program: {exc.strerror}\n")
+            return 125 << 8
         if program == 0:
             try:
                 try:
@@ -615,7 +644,6 @@ def _reap(argv, group, parent, handled, core):
                     pass  # the group is gone: the run was killed, and so is this
                 for sig in handled:
                     signal.signal(sig, signal.SIG_DFL)
-                resource.setrlimit(resource.RLIMIT_CORE, core)
                 os.execv(argv[0], argv)
             except OSError as exc:
                 sys.stderr.write(f"autodd sandbox: {argv[0]}: {exc.strerror}\n")
@@ -626,10 +654,17 @@ def _reap(argv, group, parent, handled, core):
         except OSError:
             pass  # it did so itself, or has exec'd
         while True:
-            pid, found = os.waitpid(-1, 0)
-            if pid == program:
-                status = found
-                break
+            ended = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOWAIT).si_pid
+            if ended != program:
+                os.waitpid(ended, 0)  # an orphan given to this process
+                continue
+            # What it leaves in its group goes while its pid is still taken; the
+            # parent's end may no longer interrupt (see `program`).
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+            kill_with_group(program)
+            status = os.waitpid(program, 0)[1]
+            program = None
+            break
     except _Gone:
         pass
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -647,8 +682,9 @@ def _end_as(status):
             signal.signal(sig, signal.SIG_DFL)
         except (OSError, ValueError):
             pass  # SIGKILL and SIGSTOP have no handler to reset
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
         os.kill(os.getpid(), sig)
-    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
 def set_dumpable(on):
@@ -707,7 +743,7 @@ def trial(config):
     os.close(out_r)
     _, status = os.waitpid(pid, 0)
     answer = b"".join(chunks).decode(errors="replace").strip()
-    if os.waitstatus_to_exitcode(status) == 0:
+    if status == 0:  # exited, with 0
         return json.loads(answer or "[]"), None
     return None, answer or "isolation failed"
 
