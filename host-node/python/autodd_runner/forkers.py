@@ -327,10 +327,8 @@ def prefork(sock, closing=()):
     it compiles the warm-up program, and the program expected next as "c" requests
     bring it (the latest one counts), then waits on a socket of its own for the path
     and the three fds of an "f" request, and runs it as `child` does. Returns its
-    pid and that socket; closing the socket unrequested makes it exit. Handed its
-    request, it says TAKEN: one killed meanwhile (a candidate can signal it) does not,
-    and another is forked. The child closes `closing` (fds the zygote holds for
-    another process) at once."""
+    pid and that socket; closing the socket unrequested makes it exit. The child
+    closes `closing` (fds the zygote holds for another process) at once."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
     if pid == 0:
@@ -354,8 +352,6 @@ def prefork(sock, closing=()):
                 if fds or not message:
                     break
                 ahead = compile_ahead(message)
-            if message and len(fds) == 3:
-                theirs.send(TAKEN)
             if message and len(fds) == 3 and theirs.recv(1) == GO:
                 out_w, err_w, done_w = fds
                 child(os.fsdecode(message), out_w, err_w, done_w, [theirs.fileno()], ahead)
@@ -427,10 +423,7 @@ def serve_requests(sock, forked):
                     pid, ours = spare or prefork(sock, fds)
                     spare = None
                     try:
-                        os.kill(pid, signal.SIGCONT)  # a candidate may have stopped it
                         socket.send_fds(ours, [rest], fds)
-                        if not taken(ours, pid):
-                            raise OSError(errno.ESRCH, "the process forked ahead is gone")
                     except OSError:
                         ours.close()
                         raise
@@ -491,8 +484,6 @@ def serve_requests(sock, forked):
 
 # What a forked process waits for before it runs its candidate (see Zygote).
 GO = b"g"
-# What a process forked ahead answers when handed its request (see prefork).
-TAKEN = b"t"
 
 
 def announce(sock, pid):
@@ -511,25 +502,6 @@ def announce(sock, pid):
     finally:
         os.close(pidfd)
     return True
-
-
-# How long a process forked ahead may take to say it took its request (it may be
-# compiling the program expected next) before it is killed and another forked.
-TAKEN_SECONDS = 5.0
-
-
-def taken(ours, pid):
-    """Whether process `pid`, forked ahead, says it took its request (see prefork). One
-    a candidate killed may still be dying, and take the request without a word (it
-    would die as the next run); one that stays silent (stuck) is killed."""
-    ours.settimeout(TAKEN_SECONDS)
-    try:
-        if ours.recv(1) == TAKEN:
-            return True
-    except OSError:
-        pass  # gone, or silent too long
-    kill_with_group(pid)
-    return False
 
 
 def go(ours):
