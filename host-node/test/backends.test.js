@@ -636,6 +636,38 @@ print("${MSG}", *reached)
       assert.equal(seen, 'False', 'the next one sees nothing it left');
     }
   });
+
+  test('takes no candidate once the one before it signalled it', async (t) => {
+    const isolated = await Workspace.create({ python: 'python3', jobs: 1 });
+    isolated.close();
+    if (!isolated.isolated) return t.skip(`unisolated here: ${isolated.sandboxProblem}`);
+    // It signals every other process of the zygote's PID namespace (not the zygote,
+    // its first) once the next one's process is there; that process, signalled before
+    // its candidate came, must not be the one to run it.
+    /** @param {string} sig */
+    const signaller = (sig) => `import os, signal, time
+deadline = time.monotonic() + 3
+while time.monotonic() < deadline and max(int(p) for p in os.listdir("/proc") if p.isdigit()) <= os.getpid():
+    time.sleep(0.01)
+os.kill(-1, signal.${sig})
+print("${MSG}")
+`;
+    // The next one says what a plain run's start would: no signal blocked or pending.
+    // (SIGQUIT makes a core: the kernel shows it pending for the group only, so the
+    // process forked ahead must have taken it, and begun to exit, by then.)
+    const next = `import signal
+print("${MSG}", sorted(signal.pthread_sigmask(signal.SIG_BLOCK, [])), sorted(signal.sigpending()))`;
+    await own.backend.run(next);
+    // A stopped process stalls its candidate to the time limit every time; a killed
+    // one failed the next candidate about once in four.
+    for (const sig of ['SIGSTOP', 'SIGQUIT', 'SIGTERM', ...Array(5).fill('SIGKILL')]) {
+      const sent = await own.backend.run(signaller(sig));
+      assert.equal(sent.found, true, sent.stderrTail);
+      const after = await own.backend.run(next);
+      assert.equal(after.found, true, `after ${sig}: ${JSON.stringify(after)}`);
+      assert.equal(after.stdoutTail.trim(), `${MSG} [] []`, `after ${sig}`);
+    }
+  });
 });
 
 describe('runner backend: a large warm worker', { skip: !canCollapse() && 'no MADV_COLLAPSE here' }, () => {

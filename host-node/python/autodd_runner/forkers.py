@@ -326,9 +326,9 @@ def prefork(sock, closing=()):
     """Forks the process of the next candidate ahead of its request (see Zygote):
     it compiles the warm-up program, and the program expected next as "c" requests
     bring it (the latest one counts), then waits on a socket of its own for the path
-    and the three fds of an "f" request, and runs it as `child` does. Returns its
-    pid and that socket; closing the socket unrequested makes it exit. The child
-    closes `closing` (fds the zygote holds for another process) at once."""
+    and the three fds of an "f" request, and runs it as `child` does. Returns it as
+    a Spare; closing its socket unrequested makes it exit. The child closes `closing`
+    (fds the zygote holds for another process) at once."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
     if pid == 0:
@@ -362,7 +362,57 @@ def prefork(sock, closing=()):
         os.setpgid(pid, pid)
     except OSError:
         pass
-    return pid, ours
+    return Spare(pid, ours)
+
+
+class Spare:
+    """The process forked ahead for the next candidate: its pid, the zygote's end of
+    its socket, and its /proc stat, open to be read again (see untouched).
+
+    A candidate can signal it (they share a PID namespace): one stopped would stall its
+    candidate to the time limit, one killed but not gone yet would fail it. So the
+    zygote sends it SIGCONT before it hands it a candidate (which drops a pending stop,
+    or ends one), and forks another if a signal is killing it (see untouched)."""
+
+    def __init__(self, pid, sock):
+        self.pid, self.sock, self.stat = pid, sock, None
+        try:
+            self.stat = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            pass  # /proc cannot tell: alive, as far as is known
+
+    def untouched(self):
+        """Whether it may take its candidate: not stopped (SIGCONT sent), and not being
+        killed: no SIGKILL pending (the kernel adds one for any signal that kills
+        without a core dump), no exit begun, not ended (as its /proc stat, read again,
+        shows; gone, it cannot be read). The zygote looks once what the candidate
+        before it left is killed, when no other process can signal it."""
+        try:
+            os.kill(self.pid, signal.SIGCONT)
+        except OSError:
+            return False
+        if self.stat is None:
+            return True
+        try:
+            stat = os.pread(self.stat, 4096, 0)
+            fields = stat[stat.rindex(b")") + 2 :].split()
+            state, flags, pending = fields[0], int(fields[6]), int(fields[28])
+        except (OSError, ValueError, IndexError):
+            return False
+        killed = pending & (1 << (signal.SIGKILL - 1)) or flags & EXITING
+        return state in (b"R", b"S", b"D", b"T") and not killed
+
+    def close(self):
+        """Lets go of it (before the zygote forks again: the next process must not hold
+        this one's /proc stat); unless it was handed its candidate and its go, it exits."""
+        self.sock.close()
+        if self.stat is not None:
+            os.close(self.stat)
+            self.stat = None
+
+
+# A process's flag, in /proc/PID/stat, once it has begun to exit (Linux's PF_EXITING).
+EXITING = 0x4
 
 
 def serve(sock):
@@ -380,7 +430,7 @@ def serve(sock):
 
 
 def serve_requests(sock, forked):
-    spare = None  # with SETTINGS.prefork: (pid, socket) of the next candidate's process
+    spare = None  # with SETTINGS.prefork: the next candidate's process (a Spare)
     while True:
         message, fds, _, _ = socket.recv_fds(sock, AHEAD_BYTES + 8192, 3)
         kind, _, rest = message.partition(b" ")
@@ -389,7 +439,7 @@ def serve_requests(sock, forked):
                 os.close(fd)
             if spare is not None:
                 try:
-                    spare[1].send(rest)
+                    spare.sock.send(rest)
                 except OSError:
                     pass  # it died waiting, or the source is too large: not compiled ahead
             continue
@@ -406,10 +456,17 @@ def serve_requests(sock, forked):
             continue
         # The children that exited since, whose status nobody asked for (a status
         # is asked for before the next fork, so none is lost here).
-        forked.difference_update(reap_all())
+        reaped = set(reap_all())
         if not message:
             return
-        forked.difference_update(kill_children(forked | ({spare[0]} if spare else set())))
+        reaped.update(kill_children(forked | ({spare.pid} if spare else set())))
+        forked.difference_update(reaped)
+        if spare is not None and (spare.pid in reaped or not spare.untouched()):
+            # Signalled while it waited (a candidate's doing): another takes the request.
+            if spare.pid not in reaped:
+                kill_with_group(spare.pid)
+            spare.close()
+            spare = None
         if kind != b"f" or len(fds) != 3:
             for fd in fds:
                 os.close(fd)
@@ -417,30 +474,30 @@ def serve_requests(sock, forked):
             continue
         if SETTINGS.prefork:
             # The spare, or if it is gone (it died waiting), a process forked now.
-            pid, failure = None, None
+            taker, failure = None, None
             for _ in range(2):
                 try:
-                    pid, ours = spare or prefork(sock, fds)
+                    taker = spare or prefork(sock, fds)
                     spare = None
                     try:
-                        socket.send_fds(ours, [rest], fds)
+                        socket.send_fds(taker.sock, [rest], fds)
                     except OSError:
-                        ours.close()
+                        taker.close()
                         raise
                     break
                 except OSError as exc:
-                    pid, spare, failure = None, None, exc
-            if pid is None:
+                    taker, spare, failure = None, None, exc
+            if taker is None:
                 refuse(sock, failure)
             else:
-                forked.add(pid)
-                if announce(sock, pid):
-                    go(ours)
+                forked.add(taker.pid)
+                if announce(sock, taker.pid):
+                    go(taker)
                 else:
-                    ours.close()
+                    taker.close()
             for fd in fds:
                 os.close(fd)
-            if pid is not None:
+            if taker is not None:
                 try:
                     spare = prefork(sock)
                 except OSError:
@@ -504,15 +561,15 @@ def announce(sock, pid):
     return True
 
 
-def go(ours):
+def go(spare):
     """Lets a forked-ahead process run the request it was handed, now that the worker
     knows its pid."""
     try:
-        ours.send(GO)
+        spare.sock.send(GO)
     except OSError:
         pass  # it died already; its exit shows on its pidfd
     finally:
-        ours.close()
+        spare.close()
 
 
 # How long the zygote, going away, keeps killing what its candidates left.
