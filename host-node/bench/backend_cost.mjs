@@ -10,6 +10,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { createBackend } from '../src/backends/index.js';
 import { Workspace } from '../src/python.js';
+import { quantile } from './stats.mjs';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '40' } } });
 const RUNS = Number(values.runs);
@@ -35,12 +36,6 @@ const SETUPS = [
   { label: 'subproc', backend: 'subproc', preload: false, sandbox: true, prefork: false },
   { label: 'subproc, --no-sandbox', backend: 'subproc', preload: false, sandbox: false, prefork: false },
 ];
-
-/** @param {number[]} xs @param {number} q */
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
 
 const rows = [];
 for (const [programName, program] of Object.entries(PROGRAMS)) {

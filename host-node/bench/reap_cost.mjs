@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PYTHON_DIR, sandboxArgs } from '../src/python.js';
+import { median } from './stats.mjs';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '60' } } });
 const RUNS = Number(values.runs);
@@ -44,8 +45,6 @@ for (let i = 0; i < RUNS + 3; i++) {
 }
 fs.rmSync(dir, { recursive: true, force: true });
 
-/** @param {number[]} xs */
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const direct = median(times.direct);
 const rows = Object.keys(WAYS).map((way) => {
   const ms = median(times[way]);
