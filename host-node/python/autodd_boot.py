@@ -129,8 +129,7 @@ def fork_program(path, run, home, stdin, refine):
             os.closerange(3, said_w)
             os.closerange(said_w + 1, 1 << 16)
             try:
-                sys.path.insert(0, os.path.join(home, "lib", "autodd_runner"))
-                import sandbox
+                import sandbox  # imported already by run_one, where it is on sys.path
 
                 scratch = os.path.join(home, "scratch")
                 os.makedirs(scratch, exist_ok=True)
