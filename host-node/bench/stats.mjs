@@ -6,4 +6,5 @@ export const quantile = (/** @type {number[]} */ xs, /** @type {number} */ q) =>
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
 
+// Of an even count, the upper of the two middle values.
 export const median = (/** @type {number[]} */ xs) => quantile(xs, 0.5);

@@ -24,12 +24,13 @@ const { values, positionals } = parseArgs({
     'no-sandbox': { type: 'boolean', default: false },
   },
 });
-if (positionals.length === 0) {
-  console.error('trees_cost: name at least one host-node folder');
-  process.exit(2);
-}
 const RUNS = Number(values.runs);
 const ROUNDS = Number(values.rounds);
+const trees = [...new Set(positionals)];
+if (trees.length === 0 || !(RUNS >= 1) || !(ROUNDS >= 1)) {
+  console.error('trees_cost: name one host-node folder or more; --runs and --rounds are 1 or more');
+  process.exit(2);
+}
 const sandbox = !values['no-sandbox'];
 const MSG = 'BENCH-MSG';
 
@@ -41,7 +42,8 @@ async function load(tree) {
   return { createBackend, Workspace };
 }
 
-/** The mean milliseconds per candidate of RUNS candidates, after a few to warm up. */
+/** The mean milliseconds per candidate of RUNS candidates, after a few to warm up, and
+ * whether they ran isolated. @param {string} tree */
 async function round(tree) {
   const { createBackend, Workspace } = await load(tree);
   const workspace = await Workspace.create({ python: 'python3', jobs: 1, sandbox });
@@ -59,7 +61,7 @@ async function round(tree) {
       const result = await backend.run(`x = ${i}\nprint("${MSG}")\n`);
       if (!result.found) throw new Error(`${tree}: a candidate did not print its message`);
     }
-    return (performance.now() - start) / RUNS;
+    return { ms: (performance.now() - start) / RUNS, isolated: workspace.isolated };
   } finally {
     await backend.close();
     workspace.close();
@@ -67,16 +69,17 @@ async function round(tree) {
 }
 
 /** @type {Map<string, number[]>} */
-const times = new Map(positionals.map((tree) => [tree, []]));
-console.log(`${RUNS} candidates a round, ${ROUNDS} rounds, ${sandbox ? 'isolated' : '--no-sandbox'}`);
+const times = new Map(trees.map((tree) => [tree, []]));
+console.log(`${RUNS} candidates a round, ${ROUNDS} rounds${sandbox ? '' : ', --no-sandbox'}`);
 for (let r = 0; r < ROUNDS; r++) {
-  for (const tree of positionals) {
-    const ms = await round(tree);
+  // Each round starts with another tree, so none always follows the same one.
+  for (const tree of [...trees.slice(r % trees.length), ...trees.slice(0, r % trees.length)]) {
+    const { ms, isolated } = await round(tree);
     times.get(tree)?.push(ms);
-    console.log(`round ${r + 1}  ${ms.toFixed(3)} ms  ${tree}`);
+    console.log(`round ${r + 1}  ${ms.toFixed(3)} ms  ${isolated ? 'isolated' : 'unisolated'}  ${tree}`);
   }
 }
-const first = median(times.get(positionals[0]) ?? []);
+const first = median(times.get(trees[0]) ?? []);
 console.log('\n| tree | median (ms) | best (ms) | median / first |');
 console.log('| --- | ---: | ---: | ---: |');
 for (const [tree, xs] of times) {

@@ -341,6 +341,10 @@ def prefork(sock, closing=()):
                 os.close(fd)
             SETTINGS.private_fds = ()
             os.setpgid(0, 0)
+            # Python's SIGINT handler would turn a SIGINT a candidate sends it into an
+            # exit the zygote cannot see coming; by default it kills, which shows (see
+            # Spare.untouched). Its candidate gets the handler back (see child).
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             warm_up()
             try:
                 isolate()  # ahead too; a failure shows in the candidate's run
@@ -382,11 +386,13 @@ class Spare:
             pass  # /proc cannot tell: alive, as far as is known
 
     def untouched(self):
-        """Whether it may take its candidate: not stopped (SIGCONT sent), and not being
-        killed: no SIGKILL pending (the kernel adds one for any signal that kills
-        without a core dump), no exit begun, not ended (as its /proc stat, read again,
-        shows; gone, it cannot be read). The zygote looks once what the candidate
-        before it left is killed, when no other process can signal it."""
+        """Whether it may take its candidate: not stopped (SIGCONT sent: stopped still,
+        it was stopped again since), and not being killed: no SIGKILL pending (the
+        kernel adds one for any signal that kills without a core dump), no deadly
+        signal taken, no exit begun, not ended (as its /proc stat, read again, shows;
+        gone, it cannot be read). The zygote looks once the candidate before it and
+        what that one left are killed, when only what such a candidate still exiting
+        started in a session of its own can signal it (see docs/isolation.md)."""
         try:
             os.kill(self.pid, signal.SIGCONT)
         except OSError:
@@ -399,8 +405,8 @@ class Spare:
             state, flags, pending = fields[0], int(fields[6]), int(fields[28])
         except (OSError, ValueError, IndexError):
             return False
-        killed = pending & (1 << (signal.SIGKILL - 1)) or flags & EXITING
-        return state in (b"R", b"S", b"D", b"T") and not killed
+        killed = pending & (1 << (signal.SIGKILL - 1)) or flags & DYING
+        return state not in STOPPED_OR_ENDED and not killed
 
     def close(self):
         """Lets go of it (before the zygote forks again: the next process must not hold
@@ -411,8 +417,11 @@ class Spare:
             self.stat = None
 
 
-# A process's flag, in /proc/PID/stat, once it has begun to exit (Linux's PF_EXITING).
-EXITING = 0x4
+# A process's flags, in /proc/PID/stat, once it has begun to exit or has taken a deadly
+# signal (Linux's PF_EXITING, PF_SIGNALED; the second comes first, before a core dump).
+DYING = 0x4 | 0x400
+# Its states, there, once stopped (by a signal, or a tracer) or ended.
+STOPPED_OR_ENDED = (b"T", b"t", b"Z", b"X", b"x")
 
 
 def serve(sock):
@@ -457,6 +466,7 @@ def serve_requests(sock, forked):
         # The children that exited since, whose status nobody asked for (a status
         # is asked for before the next fork, so none is lost here).
         reaped = set(reap_all())
+        forked.difference_update(reaped)
         if not message:
             return
         reaped.update(kill_children(forked | ({spare.pid} if spare else set())))

@@ -63,7 +63,8 @@ This module is the protocol and the supervision of each run; the rest lives besi
 it, in this package: candidate (the candidate's process), forkers (forking, the
 zygote), scan (reading output), stuck (stuck detection), setup (CPU share, memory
 limit, preloading), sandbox (isolation), settings (what "init" set). A candidate is killed with its whole process
-group on timeout, on cancel, and when the host goes away (EOF on stdin).
+group on timeout, on cancel, and when the host goes away (EOF on stdin), and once it
+says it is done; itself too, should it have left that group (os.setpgid(0, other)).
 """
 
 import gc
@@ -75,7 +76,7 @@ import time
 
 from . import precompile, sandbox
 from .candidate import warm_up
-from .forkers import Forks, Zygote, adopt_orphans, kill_children, kill_group, spare_children, spawn
+from .forkers import Forks, Zygote, adopt_orphans, kill_children, kill_group, kill_with_group, spare_children, spawn
 from .scan import OutputScan
 from .settings import SETTINGS
 from .setup import collapse_heap, cpu_share, keep_to, limit_data, preload, unshadow, warm_up_with
@@ -220,12 +221,12 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
             now = time.monotonic()
             if status is None:
                 if killed is None and now >= deadline:
-                    kill_group(pid)
+                    kill_with_group(pid)
                     killed = "timeout"
                 elif killed is None and stuck is not None and now >= stuck_at:
                     stuck_at = now + STUCK_PROBE_SECONDS
                     if stuck.probe():
-                        kill_group(pid)
+                        kill_with_group(pid)
                         killed = "stuck"
                 wstatus = forker.status(pid)
                 if wstatus is not None:
@@ -266,7 +267,7 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
                     elif code is not None and status is None and killed is None:
                         drain(readers)
                         # Whatever the candidate left running in its group goes too.
-                        kill_group(pid)
+                        kill_with_group(pid)
                         forker.leave(pid)
                         return None, (code & 0xFF) << 8, ahead
                 elif key.data == "control":
@@ -301,7 +302,7 @@ def supervise(control, forker, job_id, pid, readers, done_r, deadline, stuck_at=
 def cancel(forker, pid):
     """Kills a candidate whose verdict is no longer wanted, without waiting for it to
     go: the worker is free for the next candidate at once."""
-    kill_group(pid)
+    kill_with_group(pid)
     forker.leave(pid)
     return "cancelled", None, False
 
