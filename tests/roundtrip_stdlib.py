@@ -73,7 +73,7 @@ def stdlib_files(limit, root=None):
     return root, files
 
 
-def run_batches(binary, cwd, names, out_dir, jobs, batch):
+def run_batches(binary, cwd, names, out_dir, jobs, batch, flags=()):
     """Runs the binary over `names` (relative to `cwd`); returns {name: (ok, text)}
     where text is the output path or the error message."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -81,7 +81,7 @@ def run_batches(binary, cwd, names, out_dir, jobs, batch):
 
     def run(chunk):
         proc = subprocess.run(
-            [str(binary), "--out", str(out_dir), *chunk],
+            [str(binary), *flags, "--out", str(out_dir), *chunk],
             cwd=cwd,
             capture_output=True,
             text=True,
@@ -178,18 +178,26 @@ def main():
     ap.add_argument("--batch", type=int, default=200, help="files per binary run")
     ap.add_argument("--dir", help="check the .py files under this folder instead of the stdlib")
     ap.add_argument("--keep", action="store_true", help="keep and print the temporary folder")
+    ap.add_argument(
+        "--as-written",
+        action="store_true",
+        help="print literals as each file writes them, as autodd's reductions do",
+    )
     args = ap.parse_args()
+    flags = ["--as-written"] if args.as_written else []
 
     started = time.monotonic()
     binary = find_binary(args).resolve()
     root, names = stdlib_files(args.limit, args.dir)
     tmp = Path(tempfile.mkdtemp(prefix="autodd-roundtrip-"))
     try:
-        pass1 = run_batches(binary, root, names, tmp / "printed", args.jobs, args.batch)
+        pass1 = run_batches(binary, root, names, tmp / "printed", args.jobs, args.batch, flags)
         # Idempotence: print the printed files again.
         printed_dir = tmp / "printed"
         firsts = {n: Path(r[1]).name for n, r in pass1.items() if r[0]}
-        pass2 = run_batches(binary, printed_dir, sorted(firsts.values()), tmp / "reprinted", args.jobs, args.batch)
+        pass2 = run_batches(
+            binary, printed_dir, sorted(firsts.values()), tmp / "reprinted", args.jobs, args.batch, flags
+        )
 
         jobs = []
         for name in names:
@@ -227,7 +235,8 @@ def main():
     rate = 100.0 * identical / both if both else 0.0
     not_idem = counts.get("not-idempotent", 0)
     print(
-        f"roundtrip (Python {sys.version_info[0]}.{sys.version_info[1]}): "
+        f"roundtrip (Python {sys.version_info[0]}.{sys.version_info[1]}"
+        f"{', literals as written' if args.as_written else ''}): "
         f"{identical}/{both} files CPython accepts are identical ({rate:.2f}%), "
         f"{counts.get('parser-bug', 0)} differ only by known parser differences (not counted), "
         f"{counts.get('ours-rejects', 0)} of them rejected by our parser, "

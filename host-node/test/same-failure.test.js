@@ -14,7 +14,7 @@ import path from 'node:path';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { OutputScan } from '../src/backends/scan.js';
-import { BACKENDS, HAVE_ENGINE, fixture, runCli } from './helpers.js';
+import { BACKENDS, HAVE_ENGINE, fixture, runCli, runPython } from './helpers.js';
 
 const skip = HAVE_ENGINE ? false : 'the wasm engine is not built (scripts/build-wasm.sh nodejs)';
 
@@ -329,6 +329,59 @@ check(32, 128)
       );
       assert.match(first, why);
       assert.equal(fs.readFileSync(path.join(dir, 'min.py'), 'utf8'), 'kept = True\n');
+    });
+  }
+});
+
+describe('literals as written', { skip }, () => {
+  // A DSL that reads its kernels' source and quotes a literal as written: printed as
+  // `496`, the copy autodd reduces would fail with another message.
+  const JIT = `import ast
+import inspect
+
+
+def jit(fn):
+    src = inspect.getsource(fn)
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and node.value > 0xFF:
+            raise ValueError(f"constant {ast.get_source_segment(src, node)} does not fit in 8 bits")
+    return fn
+
+
+def scale(values, factor):
+    return [v * factor for v in values]
+
+
+@jit
+def small(x):
+    return x + 0x10
+
+
+@jit
+def kernel(x):
+    pattern = r"\\d+"
+    y = scale([x, x + 1], 2)
+    z = y[0] & 0x1F0
+    return z + 0b11
+
+
+print(kernel(3))
+`;
+  const MSG = 'constant 0x1F0 does not fit in 8 bits';
+
+  for (const backend of BACKENDS) {
+    test(`a failure that quotes a literal is reduced, the literal kept as written (${backend})`, async () => {
+      const dir = fixture({ 'jit.py': JIT });
+      const r = await runCli(['jit.py', '--err-msg', MSG, '-o', 'min.py', '--backend', backend], {
+        cwd: dir,
+      });
+      assert.equal(r.code, 0, r.stderr);
+      const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
+      assert.match(result, /\b0x1F0\b/);
+      // What the failure does not need is gone.
+      assert.doesNotMatch(result, /scale|small|print/);
+      const run = runPython('min.py', dir);
+      assert.match(run.output, /ValueError: constant 0x1F0 does not fit in 8 bits/);
     });
   }
 });

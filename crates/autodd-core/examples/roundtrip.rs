@@ -10,6 +10,8 @@
 //! the parser or printer panic is reported, never a crash.
 //! `roundtrip --bench FILE...` parses the files once, prints them all repeatedly for
 //! about a second and reports the printing speed.
+//! `--as-written` prints literals as each file writes them, as autodd's reductions do
+//! (`autodd_core::unparse::Written`); without it, the printer's own way.
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -17,21 +19,29 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use autodd_core::parse::parse_module;
-use autodd_core::unparse::unparse_module;
+use autodd_core::unparse::{unparse_module, unparse_module_written, Written};
 
 /// Parses and prints one source. A panic inside the parser or printer becomes an
 /// error so that one bad file does not stop a batch.
-fn roundtrip(source: &str) -> Result<String, String> {
+fn roundtrip(source: &str, as_written: bool) -> Result<String, String> {
     let parsed = std::panic::catch_unwind(|| parse_module(source))
         .map_err(|_| "panic in parser".to_owned())?;
-    let body = parsed.map_err(|e| e.to_string().replace(['\t', '\n'], " "))?;
-    std::panic::catch_unwind(|| unparse_module(&body)).map_err(|_| "panic in printer".to_owned())
+    let mut body = parsed.map_err(|e| e.to_string().replace(['\t', '\n'], " "))?;
+    std::panic::catch_unwind(move || {
+        if as_written {
+            let written = Written::of(source, &mut body);
+            unparse_module_written(&body, &written)
+        } else {
+            unparse_module(&body)
+        }
+    })
+    .map_err(|_| "panic in printer".to_owned())
 }
 
-fn read_and_print(path: &Path) -> Result<String, String> {
+fn read_and_print(path: &Path, as_written: bool) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
     let source = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_owned())?;
-    roundtrip(&source)
+    roundtrip(&source, as_written)
 }
 
 /// The output file name for an input path: the path with separators turned into
@@ -90,20 +100,23 @@ fn run() -> Result<bool, String> {
     let mut out_dir: Option<PathBuf> = None;
     let mut files = Vec::new();
     let mut bench_mode = false;
+    let mut as_written = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--bench" {
             bench_mode = true;
+        } else if arg == "--as-written" {
+            as_written = true;
         } else if arg == "--out" {
             out_dir = Some(args.next().ok_or("--out needs a directory")?.into());
         } else if arg == "--help" || arg == "-h" {
-            return Err("usage: roundtrip [--out DIR | --bench] FILE...".to_owned());
+            return Err("usage: roundtrip [--as-written] [--out DIR | --bench] FILE...".to_owned());
         } else {
             files.push(arg);
         }
     }
     if files.is_empty() {
-        return Err("usage: roundtrip [--out DIR | --bench] FILE...".to_owned());
+        return Err("usage: roundtrip [--as-written] [--out DIR | --bench] FILE...".to_owned());
     }
     if bench_mode {
         return bench(&files);
@@ -117,7 +130,7 @@ fn run() -> Result<bool, String> {
     let mut all_ok = true;
     let mut used = HashSet::new();
     for file in &files {
-        let result = read_and_print(Path::new(file));
+        let result = read_and_print(Path::new(file), as_written);
         all_ok &= result.is_ok();
         // Write errors on stdout (a closed pipe) end the run quietly.
         let written = match (&out_dir, result) {

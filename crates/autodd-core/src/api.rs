@@ -11,7 +11,7 @@ use crate::freeze;
 use crate::parse::{self, ast::Stmt, LineIndex, Position};
 use crate::rewrites::{Rewrite, RewriteSet};
 use crate::sites::{find_sites, SiteMap};
-use crate::unparse::unparse_module;
+use crate::unparse::{unparse_module_written, Written};
 
 /// A place where one rewrite applies, for the playground.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -32,7 +32,13 @@ pub struct SiteInfo {
 pub fn normalize(source: &str) -> Result<String, Error> {
     let (mut body, _) = freeze::preprocess(source)?;
     clean_module(&mut body);
-    Ok(unparse_module(&body))
+    Ok(print_as_written(source, &mut body))
+}
+
+/// `body`, parsed from `source`, printed with its literals as `source` writes them.
+fn print_as_written(source: &str, body: &mut [Stmt]) -> String {
+    let written = Written::of(source, body);
+    unparse_module_written(body, &written)
 }
 
 /// Module names of the module-level imports of `source` (`import a.b` gives `a.b`,
@@ -77,7 +83,7 @@ pub fn strip_freeze(source: &str) -> Result<String, Error> {
     let mut body = parse::parse_module(source)?;
     freeze::strip(&mut body);
     clean_module(&mut body);
-    Ok(unparse_module(&body))
+    Ok(print_as_written(source, &mut body))
 }
 
 /// The user-visible names of every rewrite, in schedule order.
@@ -134,7 +140,7 @@ pub fn list_sites(source: &str, rewrite: &str) -> Result<Vec<SiteInfo>, Error> {
 /// applied, then cleaned and printed.
 pub fn apply_site(source: &str, rewrite: &str, index: usize) -> Result<String, Error> {
     let rewrite = rewrite_named(rewrite)?;
-    let (_, mut body, map) = normalized_sites(source, rewrite)?;
+    let (text, mut body, map) = normalized_sites(source, rewrite)?;
     let Some(site) = map.sites.get(index).copied() else {
         return Err(Error::new(
             ErrorCode::InvalidArgument,
@@ -145,7 +151,8 @@ pub fn apply_site(source: &str, rewrite: &str, index: usize) -> Result<String, E
             ),
         ));
     };
+    let written = Written::of(&text, &mut body);
     apply_sites(&mut body, &map, &[site]);
     clean_module(&mut body);
-    Ok(unparse_module(&body))
+    Ok(unparse_module_written(&body, &written))
 }

@@ -7,6 +7,7 @@
 //! still out is stale and its report is ignored.
 
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -21,7 +22,7 @@ use crate::rewrites::make;
 use crate::rewrites::{Rewrite, RewriteSet};
 use crate::search::{Pdd, INITIAL_P};
 use crate::sites::{find_sites, Site, SiteMap};
-use crate::unparse::{unparse_module_starts, unparse_pieces, Piece};
+use crate::unparse::{unparse_module_starts, unparse_pieces, Piece, Written};
 use crate::validity;
 
 /// Options of a reduction.
@@ -152,6 +153,8 @@ pub struct Reducer {
     best_ast: Vec<Stmt>,
     /// Where the top-level statements of `best` start.
     best_starts: Vec<usize>,
+    /// How the literals of `best` are written (the user's spelling, kept).
+    written: Arc<Written>,
     best_len: usize,
     smallest: String,
     smallest_len: usize,
@@ -223,9 +226,11 @@ impl Reducer {
             ));
         }
         clean_module(&mut body);
-        let (best, best_starts) = unparse_module_starts(&body);
+        let written = Written::of(source, &mut body);
+        let (best, best_starts) = unparse_module_starts(&body, Some(&written));
         // Re-read the printed program so node ranges point into `best`.
-        let body = parse::parse_module(&best)?;
+        let mut body = parse::parse_module(&best)?;
+        let written = Arc::new(Written::of(&best, &mut body));
         let best_len = best.chars().count();
         let mut seen = FastSet::default();
         seen.insert(fingerprint(&best));
@@ -245,6 +250,7 @@ impl Reducer {
             best,
             best_ast: body,
             best_starts,
+            written,
             best_len,
             cursor: Cursor {
                 phase: 0,
@@ -506,7 +512,7 @@ impl Reducer {
         if !self.allow_invalid && !validity::compiles(&mut body) {
             return None;
         }
-        Some(unparse_module_starts(&body))
+        Some(unparse_module_starts(&body, Some(&self.written)))
     }
 
     /// [`Reducer::build`] for sites that change only their own top-level statements:
@@ -578,7 +584,7 @@ impl Reducer {
             pieces.push((Piece::Stmt(&pass), true));
         }
         let pieces: Vec<Piece> = pieces.into_iter().map(|(piece, _)| piece).collect();
-        Some(unparse_pieces(&pieces))
+        Some(unparse_pieces(&pieces, Some(&self.written)))
     }
 
     /// The verdict for candidate `id`; returns whether it was accepted (it becomes
@@ -606,7 +612,7 @@ impl Reducer {
             let whole = parse::parse_module(&candidate.source).expect("a reparsed program parses");
             assert!(*body == whole, "reparse_module differs from parse_module");
         }
-        let body = match reparsed {
+        let mut body = match reparsed {
             Ok(body) => body,
             Err(e) => {
                 // Only a printer bug gets here; never accept what we cannot re-read.
@@ -639,6 +645,7 @@ impl Reducer {
         }
         let learned = (!self.forget).then(|| self.learned());
         self.best_len = candidate.source.chars().count();
+        self.written = Arc::new(Written::of(&candidate.source, &mut body));
         self.best = candidate.source;
         self.best_ast = body;
         self.best_starts = candidate.starts;

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use autodd_core::parse::parse_module;
-use autodd_core::unparse::unparse_stmt;
+use autodd_core::unparse::{unparse_module_written, Written};
 use autodd_core::{Options, Reducer};
 use rustpython_ast::Ranged;
 
@@ -34,7 +34,8 @@ fn stdlib_sample() -> Vec<PathBuf> {
 /// Wraps the first top-level `def` of `source` in a freeze block; returns the new
 /// source and the frozen statement as autodd prints it.
 fn freeze_first_def(source: &str) -> Option<(String, String)> {
-    let body = parse_module(source).ok()?;
+    let mut body = parse_module(source).ok()?;
+    let written = Written::of(source, &mut body);
     let def = body.iter().find(
         |s| matches!(s, rustpython_ast::Stmt::FunctionDef(f) if f.decorator_list.is_empty()),
     )?;
@@ -54,7 +55,7 @@ fn freeze_first_def(source: &str) -> Option<(String, String)> {
     text.push_str("# autodd: end-freeze\n");
     text.push_str(&source[rest_end..]);
     // Inside `with __freeze__:` the statement is printed one level deeper.
-    let printed: String = unparse_stmt(def)
+    let printed: String = unparse_module_written(std::slice::from_ref(def), &written)
         .lines()
         .map(|l| format!("    {l}\n"))
         .collect();

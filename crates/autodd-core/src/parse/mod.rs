@@ -457,9 +457,9 @@ mod tests {
     /// `new` parsed by reparse_module from `old`, both printed by autodd.
     fn reparsed(old: &str, new: &str) -> Vec<ast::Stmt> {
         use crate::unparse::unparse_module_starts;
-        let (old, old_starts) = unparse_module_starts(&parse_module(old).unwrap());
+        let (old, old_starts) = unparse_module_starts(&parse_module(old).unwrap(), None);
         let old_body = parse_module(&old).unwrap();
-        let (new, starts) = unparse_module_starts(&parse_module(new).unwrap());
+        let (new, starts) = unparse_module_starts(&parse_module(new).unwrap(), None);
         let body = reparse_module(&new, &starts, &old, &old_starts, &old_body).unwrap();
         assert!(body == parse_module(&new).unwrap(), "reparse of {new:?}");
         body

@@ -108,7 +108,7 @@ fn cmpop_str(op: CmpOp) -> &'static str {
     }
 }
 
-impl Printer {
+impl Printer<'_> {
     /// Prints `e` in a place that accepts precedence `level` or higher,
     /// parenthesizing it if its own precedence is lower.
     pub(super) fn expr(&mut self, e: &Expr, level: u8) {
@@ -297,7 +297,15 @@ impl Printer {
             }
             Expr::FormattedValue(_) => self.joined_str(std::slice::from_ref(e)),
             Expr::JoinedStr(j) => self.joined_str(&j.values),
-            Expr::Constant(c) => self.constant(&c.value, c.kind.as_deref()),
+            Expr::Constant(c) => {
+                // Inside a replacement field CPython 3.11 restricts quotes and
+                // backslashes: the literal is written the printer's way there.
+                let spelling = self.written.filter(|_| !self.in_field());
+                match spelling.and_then(|w| w.spelling(c)) {
+                    Some(text) => self.push(text),
+                    None => self.constant(&c.value, c.kind.as_deref()),
+                }
+            }
             Expr::Attribute(a) => {
                 self.expr(&a.value, prec::ATOM);
                 // `1.real` would lex as the float `1.` followed by a name.

@@ -122,7 +122,7 @@ fn forbidden_in_field(c: char, fquotes: u8) -> bool {
     }
 }
 
-impl Printer {
+impl Printer<'_> {
     pub(super) fn constant(&mut self, c: &Constant, kind: Option<&str>) {
         match c {
             Constant::None => self.push("None"),
@@ -255,7 +255,7 @@ impl Printer {
     }
 
     /// Whether we are printing inside a replacement field of an f-string.
-    fn in_field(&self) -> bool {
+    pub(super) fn in_field(&self) -> bool {
         self.fquotes != 0 || self.fsoft != 0
     }
 

@@ -14,6 +14,11 @@
 //! The printer writes into one `String` and never panics, whatever AST it is handed
 //! (the engine may produce shapes the parser never would, such as an empty set).
 //!
+//! Given the text a tree was parsed from ([`Written`]), the printer writes each literal
+//! that still holds its value as it was written there (`"x"`, `r'\d'`, `0x1F`), so a
+//! candidate keeps the user's spelling and what hangs on it (a `SyntaxWarning` about
+//! an escape, a DSL that echoes its source).
+//!
 //! `tests/roundtrip_stdlib.py` checks faithfulness against the CPython standard
 //! library; `crates/autodd-core/tests/print.rs` holds the snapshot tests.
 
@@ -21,22 +26,35 @@ mod expr;
 mod literal;
 mod pattern;
 mod stmt;
+mod written;
+
+pub use written::Written;
 
 use crate::parse::ast;
 
 /// Prints a module body as Python source: one statement per line, 4-space indents,
 /// ending with a newline. An empty body prints as the empty string.
 pub fn unparse_module(body: &[ast::Stmt]) -> String {
-    let mut p = Printer::new();
+    let mut p = Printer::new(None);
+    p.stmts(body);
+    p.out
+}
+
+/// [`unparse_module`] of a tree parsed from a text, its literals as written there.
+pub fn unparse_module_written(body: &[ast::Stmt], written: &Written) -> String {
+    let mut p = Printer::new(Some(written));
     p.stmts(body);
     p.out
 }
 
 /// [`unparse_module`], and where each top-level statement starts in the text (for
-/// [`crate::parse::reparse_module`]).
-pub fn unparse_module_starts(body: &[ast::Stmt]) -> (String, Vec<usize>) {
+/// [`crate::parse::reparse_module`]); literals as `written` has them, if given.
+pub fn unparse_module_starts(
+    body: &[ast::Stmt],
+    written: Option<&Written>,
+) -> (String, Vec<usize>) {
     let pieces: Vec<Piece> = body.iter().map(Piece::Stmt).collect();
-    unparse_pieces(&pieces)
+    unparse_pieces(&pieces, written)
 }
 
 /// A top-level statement of a module to print: one to print, or one whose printed
@@ -50,8 +68,8 @@ pub enum Piece<'a> {
 /// [`unparse_module_starts`] of a module given as pieces. Top-level statements print
 /// the same whatever surrounds them, so the text of a statement printed before can be
 /// copied instead of printed again.
-pub fn unparse_pieces(pieces: &[Piece]) -> (String, Vec<usize>) {
-    let mut p = Printer::new();
+pub fn unparse_pieces(pieces: &[Piece], written: Option<&Written>) -> (String, Vec<usize>) {
+    let mut p = Printer::new(written);
     let mut starts = Vec::with_capacity(pieces.len());
     for piece in pieces {
         starts.push(p.out.len());
@@ -66,7 +84,7 @@ pub fn unparse_pieces(pieces: &[Piece]) -> (String, Vec<usize>) {
 /// Prints one statement (and its nested blocks) at indentation level 0, ending with
 /// a newline.
 pub fn unparse_stmt(stmt: &ast::Stmt) -> String {
-    let mut p = Printer::new();
+    let mut p = Printer::new(None);
     p.stmt(stmt);
     p.out
 }
@@ -74,7 +92,7 @@ pub fn unparse_stmt(stmt: &ast::Stmt) -> String {
 /// Prints one expression as it would appear as an expression statement (a bare tuple
 /// is printed without parentheses), with no trailing newline.
 pub fn unparse_expr(e: &ast::Expr) -> String {
-    let mut p = Printer::new();
+    let mut p = Printer::new(None);
     p.expr(e, expr::prec::YIELD);
     p.out
 }
@@ -89,8 +107,10 @@ const fn quote_bit(q: char) -> u8 {
 }
 
 /// The printing state shared by statements, expressions and literals.
-struct Printer {
+struct Printer<'a> {
     out: String,
+    /// How the literals were written in the text the tree was parsed from.
+    written: Option<&'a Written>,
     /// Current indentation level (4 spaces each).
     indent: usize,
     /// Quote characters of the single-quoted f-strings whose replacement field we
@@ -105,10 +125,11 @@ struct Printer {
     fstring_failed: bool,
 }
 
-impl Printer {
-    fn new() -> Self {
+impl<'a> Printer<'a> {
+    fn new(written: Option<&'a Written>) -> Self {
         Printer {
             out: String::with_capacity(1024),
+            written,
             indent: 0,
             fquotes: 0,
             fsoft: 0,

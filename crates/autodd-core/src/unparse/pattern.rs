@@ -27,7 +27,7 @@ fn pattern_prec(p: &Pattern) -> u8 {
     }
 }
 
-impl Printer {
+impl Printer<'_> {
     /// Prints `p` where precedence `level` is needed (0: any pattern, 1: no bare
     /// `as`, 2: no bare `|` either).
     pub(super) fn pattern(&mut self, p: &Pattern, level: u8) {

@@ -4,7 +4,7 @@ use super::expr::prec;
 use super::Printer;
 use crate::parse::ast::{self, Expr, Stmt};
 
-impl Printer {
+impl Printer<'_> {
     pub(super) fn stmts(&mut self, body: &[Stmt]) {
         for s in body {
             self.stmt(s);

@@ -1,0 +1,197 @@
+//! How the literals of a text were written, so that a tree parsed from it prints them
+//! the same way.
+//!
+//! The table maps each literal's range to its value and its text. The printer looks a
+//! constant up by its range and writes the text only if the constant still holds the
+//! value it had there: a rewrite that changed it, or moved another node to that
+//! range, gets the printer's own spelling. Only a literal that is one token on one
+//! line is kept: `'a' 'b'` may hold a comment or a line break between its parts.
+
+use crate::hash::FastMap;
+use crate::parse::ast::{self, Constant, Expr, Stmt};
+use crate::walk::{walk_expr, VisitorMut};
+
+/// The literals of a text, by where they start.
+#[derive(Debug, Clone, Default)]
+pub struct Written {
+    at: FastMap<u32, Spelled>,
+}
+
+#[derive(Debug, Clone)]
+struct Spelled {
+    end: u32,
+    value: Constant,
+    kind: Option<String>,
+    text: Box<str>,
+}
+
+impl Written {
+    /// The literals of `body`, which was parsed from `text` (its ranges count there).
+    pub fn of(text: &str, body: &mut [Stmt]) -> Written {
+        let mut collect = Collect {
+            text,
+            written: Written::default(),
+        };
+        for stmt in body.iter_mut() {
+            collect.stmt(stmt);
+        }
+        collect.written
+    }
+
+    /// How `c` was written, if it holds the value it had there.
+    pub fn spelling(&self, c: &ast::ExprConstant) -> Option<&str> {
+        let start = u32::from(c.range.start());
+        let spelled = self.at.get(&start)?;
+        (spelled.end == u32::from(c.range.end())
+            && spelled.value == c.value
+            && spelled.kind == c.kind)
+            .then_some(&*spelled.text)
+    }
+
+    /// How many literals it holds.
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+}
+
+struct Collect<'t> {
+    text: &'t str,
+    written: Written,
+}
+
+impl VisitorMut for Collect<'_> {
+    fn expr(&mut self, expr: &mut Expr) {
+        match expr {
+            // Its parts are written by the f-string's own rules.
+            Expr::JoinedStr(_) => {}
+            Expr::Constant(c) => {
+                let (start, end) = (u32::from(c.range.start()), u32::from(c.range.end()));
+                let Some(text) = self.text.get(start as usize..end as usize) else {
+                    return;
+                };
+                if one_token(text, &c.value) {
+                    self.written.at.insert(
+                        start,
+                        Spelled {
+                            end,
+                            value: c.value.clone(),
+                            kind: c.kind.clone(),
+                            text: text.into(),
+                        },
+                    );
+                }
+            }
+            _ => walk_expr(self, expr),
+        }
+    }
+}
+
+/// Whether `text` is a single literal token of `value`'s sort, on one line.
+fn one_token(text: &str, value: &Constant) -> bool {
+    if text.contains(['\n', '\r']) {
+        return false;
+    }
+    match value {
+        Constant::Int(_) | Constant::Float(_) | Constant::Complex { .. } => {
+            !text.is_empty()
+                && text
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '+' | '-'))
+        }
+        Constant::Str(_) | Constant::Bytes(_) => one_string(text),
+        _ => false,
+    }
+}
+
+/// Whether `text` is one string or bytes literal: a prefix without `f` or `t`, an
+/// opening quote, and its closing quote at the very end.
+fn one_string(text: &str) -> bool {
+    let body_at = text
+        .find(['\'', '"'])
+        .filter(|&at| at <= 2 && text[..at].chars().all(|c| "rRbBuU".contains(c)));
+    let Some(at) = body_at else {
+        return false;
+    };
+    let rest = &text[at..];
+    let q = &rest[..1];
+    let quote = if rest.len() >= 6 && rest.starts_with(&q.repeat(3)) {
+        q.repeat(3)
+    } else {
+        q.to_string()
+    };
+    let body = &rest[quote.len()..];
+    let mut chars = body.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if c == '\\' {
+            chars.next();
+        } else if body[i..].starts_with(&quote) {
+            return i + quote.len() == body.len();
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse_module;
+    use crate::unparse::{unparse_module, unparse_module_written};
+
+    fn printed(source: &str) -> String {
+        let mut body = parse_module(source).expect("parses");
+        let written = Written::of(source, &mut body);
+        unparse_module_written(&body, &written)
+    }
+
+    #[test]
+    fn literals_keep_their_spelling() {
+        let source =
+            "a = \"x\" + r'\\d+' + u'y' + b\"\\x00\" + '''q'''\nb = 0x1F, 1_000, 1e-3, 2J, 0o17\n";
+        assert_eq!(printed(source), source);
+    }
+
+    #[test]
+    fn what_is_not_one_token_on_one_line_is_printed_the_printers_way() {
+        let source = "a = ('x'  # c\n     \"y\")\nb = '''\n'''\nc = 'p' 'q'\n";
+        assert_eq!(
+            printed(source),
+            unparse_module(&parse_module(source).unwrap())
+        );
+    }
+
+    #[test]
+    fn a_changed_value_is_printed_the_printers_way() {
+        let source = "a = \"x\"\n";
+        let mut body = parse_module(source).unwrap();
+        let written = Written::of(source, &mut body);
+        if let Stmt::Assign(a) = &mut body[0] {
+            if let Expr::Constant(c) = &mut *a.value {
+                c.value = Constant::Str("y".into());
+            }
+        }
+        assert_eq!(unparse_module_written(&body, &written), "a = 'y'\n");
+    }
+
+    #[test]
+    fn literals_in_replacement_fields_keep_the_printers_rules() {
+        let source = "a = f\"{'x' + y}\"\nb = \"z\"\n";
+        let own = unparse_module(&parse_module(source).unwrap());
+        let first = own.lines().next().unwrap();
+        assert_eq!(printed(source), format!("{first}\nb = \"z\"\n"));
+    }
+
+    #[test]
+    fn one_string_finds_the_closing_quote() {
+        assert!(one_string("'a\\'b'"));
+        assert!(one_string("rb'\\''"));
+        assert!(one_string("''"));
+        assert!(one_string("''''''"));
+        assert!(!one_string("'a' 'b'"));
+        assert!(!one_string("f'a'"));
+        assert!(!one_string("'''a''' 'b'"));
+    }
+}
