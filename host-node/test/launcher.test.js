@@ -582,7 +582,8 @@ describe('--launcher: the template', () => {
       { cwd: dir },
     );
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(fs.readFileSync(path.join(dir, 'out.py'), 'utf8'), "raise ValueError('only there')\n");
+    // The merged string takes the program's double quotes.
+    assert.equal(fs.readFileSync(path.join(dir, 'out.py'), 'utf8'), 'raise ValueError("only there")\n');
   });
 
   test('--stdin: every run on the other side reads the file given here', async () => {

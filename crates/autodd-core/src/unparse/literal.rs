@@ -209,7 +209,7 @@ impl Printer<'_> {
             self.literal_in_field(s, |out, q, raw| push_body(out, s, q, false, !raw));
             return;
         }
-        let q = preferred_quote(s.contains('\''), s.contains('"'));
+        let q = self.quote(s.contains('\''), s.contains('"'));
         self.out.push(q);
         push_body(&mut self.out, s, q, false, true);
         self.out.push(q);
@@ -248,10 +248,24 @@ impl Printer<'_> {
             self.literal_in_field(&text, write);
             return;
         }
-        let q = preferred_quote(b.contains(&b'\''), b.contains(&b'"'));
+        let q = self.quote(b.contains(&b'\''), b.contains(&b'"'));
         self.out.push(q);
         write(&mut self.out, q, false);
         self.out.push(q);
+    }
+
+    /// The quote for a literal holding these quote characters: `repr`'s choice, or in a
+    /// program whose strings are mostly written in double quotes, the mirror of it.
+    fn quote(&self, has_single: bool, has_double: bool) -> char {
+        if self.written.is_some_and(|w| w.prefers_double()) {
+            if has_double && !has_single {
+                '\''
+            } else {
+                '"'
+            }
+        } else {
+            preferred_quote(has_single, has_double)
+        }
     }
 
     /// Whether we are printing inside a replacement field of an f-string.
@@ -323,6 +337,8 @@ impl Printer<'_> {
                 has_double |= s.contains('"');
             }
         }
+        // Not the program's preference (`Printer::quote`): an f-string is printed anew
+        // every time, and a copied statement must print as it did under the last table.
         let first = preferred_quote(has_single, has_double);
         let second = if first == '"' { '\'' } else { '"' };
         let attempts = [

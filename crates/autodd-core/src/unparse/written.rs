@@ -15,6 +15,8 @@ use crate::walk::{walk_expr, VisitorMut};
 #[derive(Debug, Clone, Default)]
 pub struct Written {
     at: FastMap<u32, Spelled>,
+    /// Strings written in double quotes, less those in single quotes.
+    double_over_single: i64,
 }
 
 #[derive(Debug, Clone)]
@@ -48,6 +50,12 @@ impl Written {
             .then_some(&*spelled.text)
     }
 
+    /// Whether the text writes more of its strings in double quotes than in single
+    /// ones: strings printed anew then take double quotes too.
+    pub fn prefers_double(&self) -> bool {
+        self.double_over_single > 0
+    }
+
     /// How many literals it holds.
     pub fn len(&self) -> usize {
         self.at.len()
@@ -74,6 +82,15 @@ impl VisitorMut for Collect<'_> {
                     return;
                 };
                 if one_token(text, &c.value) {
+                    match text
+                        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                        .chars()
+                        .next()
+                    {
+                        Some('"') => self.written.double_over_single += 1,
+                        Some('\'') => self.written.double_over_single -= 1,
+                        _ => {}
+                    }
                     self.written.at.insert(
                         start,
                         Spelled {
@@ -164,7 +181,7 @@ mod tests {
     }
 
     #[test]
-    fn a_changed_value_is_printed_the_printers_way() {
+    fn a_changed_value_is_printed_anew() {
         let source = "a = \"x\"\n";
         let mut body = parse_module(source).unwrap();
         let written = Written::of(source, &mut body);
@@ -173,15 +190,39 @@ mod tests {
                 c.value = Constant::Str("y".into());
             }
         }
-        assert_eq!(unparse_module_written(&body, &written), "a = 'y'\n");
+        assert_eq!(unparse_module_written(&body, &written), "a = \"y\"\n");
     }
 
     #[test]
     fn literals_in_replacement_fields_keep_the_printers_rules() {
-        let source = "a = f\"{'x' + y}\"\nb = \"z\"\n";
-        let own = unparse_module(&parse_module(source).unwrap());
-        let first = own.lines().next().unwrap();
-        assert_eq!(printed(source), format!("{first}\nb = \"z\"\n"));
+        // `'\x41'` written in a field is Python 3.12's; 3.11 allows no backslash there.
+        let source = "a = f\"{'\\x41' + y}\"\nb = \"z\"\n";
+        assert_eq!(printed(source), "a = f'{\"A\" + y}'\nb = \"z\"\n");
+    }
+
+    #[test]
+    fn new_strings_take_the_quotes_most_strings_have() {
+        let source = "a = \"x\"\nb = \"y\"\nc = 'z'\n";
+        let mut body = parse_module(source).unwrap();
+        let written = Written::of(source, &mut body);
+        assert!(written.prefers_double());
+        if let Stmt::Assign(a) = &mut body[2] {
+            if let Expr::Constant(c) = &mut *a.value {
+                c.value = Constant::Str("it's".into());
+            }
+        }
+        if let Stmt::Assign(a) = &mut body[0] {
+            if let Expr::Constant(c) = &mut *a.value {
+                c.value = Constant::Str("w".into());
+            }
+        }
+        assert_eq!(
+            unparse_module_written(&body, &written),
+            "a = \"w\"\nb = \"y\"\nc = \"it's\"\n"
+        );
+        // Printed again, the same.
+        let text = unparse_module_written(&body, &written);
+        assert_eq!(printed(&text), text);
     }
 
     #[test]
