@@ -486,7 +486,7 @@ export async function reducePython(options) {
         }
         if (original !== source) {
           // Every candidate rewrites the program as the engine prints it (no comments
-          // or blank lines, quotes and layout its own): that copy must reproduce too.
+          // or blank lines, its own layout): that copy must reproduce too.
           const copy = await runUntilReproduced(backend, original, { retries, signal, reproduces });
           if (signal?.aborted) return finished(original, { interrupted: true, checked: false });
           if (!reproduces(copy)) throw notReprinted(errMsg, copy, failure.original, timeout);

@@ -300,10 +300,13 @@ impl Printer<'_> {
             Expr::Constant(c) => {
                 // Inside a replacement field CPython 3.11 restricts quotes and
                 // backslashes: the literal is written the printer's way there.
-                let spelling = self.written.filter(|_| !self.in_field());
-                match spelling.and_then(|w| w.spelling(c)) {
-                    Some(text) => self.push(text),
-                    None => self.constant(&c.value, c.kind.as_deref()),
+                let written = self.written.filter(|_| !self.in_field());
+                if let Some(text) = written.and_then(|w| w.spelling(c)) {
+                    self.push(text);
+                } else if let Some(text) = written.and_then(|w| w.raw_respelling(c)) {
+                    self.push(&text);
+                } else {
+                    self.constant(&c.value, c.kind.as_deref());
                 }
             }
             Expr::Attribute(a) => {

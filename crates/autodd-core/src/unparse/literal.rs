@@ -1,8 +1,10 @@
 //! Literals: numbers, strings, bytes and f-strings.
 //!
-//! Strings are printed like Python's `repr`: single quotes unless the text has a
-//! single quote and no double quote, escapes for backslashes, the quote, control and
-//! non-printable characters. A `u` prefix is kept (it is the `kind` of the constant).
+//! A literal not kept as written ([`super::Written`]) is printed like Python's `repr`:
+//! single quotes unless the text has a single quote and no double quote (the mirror of
+//! that in a program that mostly writes double quotes), escapes for backslashes, the
+//! quote, control and non-printable characters. A `u` prefix is kept (it is the `kind`
+//! of the constant).
 //!
 //! F-strings must parse under CPython 3.11, which tokenizes an f-string as a plain
 //! string first: a replacement field may not contain the f-string's own quote

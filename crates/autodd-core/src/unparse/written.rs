@@ -42,12 +42,38 @@ impl Written {
 
     /// How `c` was written, if it holds the value it had there.
     pub fn spelling(&self, c: &ast::ExprConstant) -> Option<&str> {
-        let start = u32::from(c.range.start());
-        let spelled = self.at.get(&start)?;
-        (spelled.end == u32::from(c.range.end())
-            && spelled.value == c.value
-            && spelled.kind == c.kind)
-            .then_some(&*spelled.text)
+        let spelled = self.entry(c)?;
+        (same_value(&spelled.value, &c.value) && spelled.kind == c.kind).then_some(&*spelled.text)
+    }
+
+    /// `c`, a string whose value a rewrite changed, written raw as it was (`r'\d+'`
+    /// cut to `r'\d'`, not `'\\d'`), if its new value can be: no quote of its kind, no
+    /// line break or unprintable character, no backslash at the end.
+    pub fn raw_respelling(&self, c: &ast::ExprConstant) -> Option<String> {
+        let (Constant::Str(value), None) = (&c.value, &c.kind) else {
+            return None;
+        };
+        let spelled = self.entry(c)?;
+        let at = spelled.text.find(['\'', '"'])?;
+        let (prefix, q) = (&spelled.text[..at], spelled.text[at..].chars().next()?);
+        let triple = spelled.text[at..].starts_with(&q.to_string().repeat(3));
+        if !prefix.contains(['r', 'R']) || triple || !matches!(spelled.value, Constant::Str(_)) {
+            return None;
+        }
+        let printable = |ch: char| {
+            (' '..='~').contains(&ch)
+                || (!ch.is_ascii() && !ch.is_control() && crate::parse::surrogate_of(ch).is_none())
+        };
+        if value.ends_with('\\') || value.contains(q) || !value.chars().all(printable) {
+            return None;
+        }
+        Some(format!("{prefix}{q}{value}{q}"))
+    }
+
+    /// The literal written at `c`'s range.
+    fn entry(&self, c: &ast::ExprConstant) -> Option<&Spelled> {
+        let spelled = self.at.get(&u32::from(c.range.start()))?;
+        (spelled.end == u32::from(c.range.end())).then_some(spelled)
     }
 
     /// Whether the text writes more of its strings in double quotes than in single
@@ -104,6 +130,22 @@ impl VisitorMut for Collect<'_> {
             }
             _ => walk_expr(self, expr),
         }
+    }
+}
+
+/// Whether two constants are the same value: floats by their bits (`-0.0` is not
+/// `0.0`, whatever `==` says).
+fn same_value(a: &Constant, b: &Constant) -> bool {
+    match (a, b) {
+        (Constant::Float(x), Constant::Float(y)) => x.to_bits() == y.to_bits(),
+        (
+            Constant::Complex { real, imag },
+            Constant::Complex {
+                real: real2,
+                imag: imag2,
+            },
+        ) => real.to_bits() == real2.to_bits() && imag.to_bits() == imag2.to_bits(),
+        _ => a == b,
     }
 }
 
@@ -223,6 +265,68 @@ mod tests {
         // Printed again, the same.
         let text = unparse_module_written(&body, &written);
         assert_eq!(printed(&text), text);
+    }
+
+    /// The constant of `body[i]`'s assignment.
+    fn value_of(body: &mut [Stmt], i: usize) -> &mut ast::ExprConstant {
+        match &mut body[i] {
+            Stmt::Assign(a) => match &mut *a.value {
+                Expr::Constant(c) => c,
+                other => panic!("not a constant: {other:?}"),
+            },
+            other => panic!("not an assignment: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_literal_moved_into_a_replacement_field_is_written_for_3_11() {
+        // As `assign-inline` does: the constant, with its range, replaces `y`.
+        let source = "x = 'a'\nprint(f\"{y}\")\n";
+        let mut body = parse_module(source).unwrap();
+        let written = Written::of(source, &mut body);
+        let constant = Expr::Constant(value_of(&mut body, 0).clone());
+        let Stmt::Expr(call) = &mut body[1] else {
+            panic!("not an expression")
+        };
+        let Expr::Call(call) = &mut *call.value else {
+            panic!("not a call")
+        };
+        let Expr::JoinedStr(f) = &mut call.args[0] else {
+            panic!("not an f-string")
+        };
+        let Expr::FormattedValue(field) = &mut f.values[0] else {
+            panic!("not a field")
+        };
+        *field.value = constant;
+        // `f'{'a'}'`, the spelling as written, is refused by CPython 3.11.
+        assert_eq!(
+            unparse_module_written(&body, &written),
+            "x = 'a'\nprint(f'{\"a\"}')\n"
+        );
+    }
+
+    #[test]
+    fn a_float_made_negative_zero_is_printed_anew() {
+        let source = "a = 0.0\n";
+        let mut body = parse_module(source).unwrap();
+        let written = Written::of(source, &mut body);
+        value_of(&mut body, 0).value = Constant::Float(-0.0);
+        assert_eq!(unparse_module_written(&body, &written), "a = -0.0\n");
+    }
+
+    #[test]
+    fn a_raw_string_cut_stays_raw_when_it_can() {
+        let source = "a = r'\\d\\dX'\nb = R\"\\w\"\nc = 'plain'\n";
+        let mut body = parse_module(source).unwrap();
+        let written = Written::of(source, &mut body);
+        value_of(&mut body, 0).value = Constant::Str("\\d\\d".into());
+        value_of(&mut body, 1).value = Constant::Str("x\\".into());
+        value_of(&mut body, 2).value = Constant::Str("p\\n".into());
+        // Raw as written; not raw where it would end in a backslash; never made raw.
+        assert_eq!(
+            unparse_module_written(&body, &written),
+            "a = r'\\d\\d'\nb = 'x\\\\'\nc = 'p\\\\n'\n"
+        );
     }
 
     #[test]
