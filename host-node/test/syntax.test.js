@@ -49,13 +49,20 @@ const CORPUS = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtu
 
 /**
  * A corpus program and what its header says: `# python: 3.X`, then `# err-msg: MSG`
- * (it reduces) or `# refused: TEXT` (autodd names the construct it cannot reduce).
+ * (it reduces; with `# reduced-to: LINE`, to that one line) or `# refused: TEXT`
+ * (autodd names the construct it cannot reduce).
  * @param {string} name
  */
 function corpusCase(name) {
   const source = fs.readFileSync(path.join(CORPUS, name), 'utf8');
   const header = (/** @type {string} */ key) => source.match(new RegExp(`^# ${key}: (.*)$`, 'm'))?.[1];
-  return { source, minor: header('python') ?? '', msg: header('err-msg'), refused: header('refused') };
+  return {
+    source,
+    minor: header('python') ?? '',
+    msg: header('err-msg'),
+    reducedTo: header('reduced-to'),
+    refused: header('refused'),
+  };
 }
 
 describe('newer syntax, and syntax autodd refuses', { skip: !HAVE_ENGINE && 'engine not built' }, () => {
@@ -96,7 +103,7 @@ describe('newer syntax, and syntax autodd refuses', { skip: !HAVE_ENGINE && 'eng
     .readdirSync(CORPUS)
     .filter((f) => f.endsWith('.py'))
     .sort()) {
-    const { source, minor, msg, refused } = corpusCase(name);
+    const { source, minor, msg, reducedTo, refused } = corpusCase(name);
     const python = pyenv(minor);
     test(
       `${name} ${msg ? 'reduces' : 'is refused by name'} under Python ${minor}`,
@@ -128,6 +135,7 @@ describe('newer syntax, and syntax autodd refuses', { skip: !HAVE_ENGINE && 'eng
         assert.equal(run.code, 0, run.stderr);
         const out = fs.readFileSync(path.join(dir, 'out.py'), 'utf8');
         assert.ok(out.split('\n').length * 3 < source.split('\n').length, out);
+        if (reducedTo !== undefined) assert.equal(out, `${reducedTo}\n`);
         // The result fails the same way under the interpreter it was made for.
         const check = spawnSync(/** @type {string} */ (python), ['out.py'], { cwd: dir, encoding: 'utf8' });
         assert.ok(`${check.stdout}${check.stderr}`.includes(/** @type {string} */ (msg)), check.stderr);

@@ -303,7 +303,7 @@ impl Printer<'_> {
                 let written = self.written.filter(|_| !self.in_field());
                 if let Some(text) = written.and_then(|w| w.spelling(c)) {
                     self.push(text);
-                } else if let Some(text) = written.and_then(|w| w.raw_respelling(c)) {
+                } else if let Some(text) = written.and_then(|w| w.respelling(c)) {
                     self.push(&text);
                 } else {
                     self.constant(&c.value, c.kind.as_deref());

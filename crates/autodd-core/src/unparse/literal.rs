@@ -56,7 +56,7 @@ fn printable(c: char) -> bool {
 }
 
 /// Whether `c` must be escaped in a string literal quoted with `q`.
-fn needs_escape(c: char, q: char) -> bool {
+pub(super) fn needs_escape(c: char, q: char) -> bool {
     if crate::parse::surrogate_of(c).is_some() {
         return true;
     }
@@ -68,7 +68,7 @@ fn needs_escape(c: char, q: char) -> bool {
 }
 
 /// Writes the escape sequence of `c` (one that [`needs_escape`] flagged).
-fn push_escape(out: &mut String, c: char) {
+pub(super) fn push_escape(out: &mut String, c: char) {
     let _ = match c {
         '\\' => out.write_str("\\\\"),
         '\n' => out.write_str("\\n"),

@@ -7,6 +7,7 @@
 //! range, gets the printer's own spelling. Only a literal that is one token on one
 //! line is kept: `'a' 'b'` may hold a comment or a line break between its parts.
 
+use super::literal::{needs_escape, push_escape};
 use crate::hash::FastMap;
 use crate::parse::ast::{self, Constant, Expr, Stmt};
 use crate::walk::{walk_expr, VisitorMut};
@@ -25,6 +26,52 @@ struct Spelled {
     value: Constant,
     kind: Option<String>,
     text: Box<str>,
+    /// How a string on one line between single quotes was written; `None` for
+    /// anything else.
+    form: Option<StrForm>,
+}
+
+/// The prefix and quote of a string literal, and what its escapes were.
+#[derive(Debug, Clone)]
+struct StrForm {
+    prefix_len: usize,
+    quote: char,
+    raw: bool,
+    /// Whether it writes a backslash before a character that starts no escape
+    /// (`\d`), which Python reads as the backslash and the character.
+    unknown_escapes: bool,
+}
+
+/// The characters that start an escape after a backslash in a string (a line break
+/// too, which a one-line literal does not hold).
+const KNOWN_ESCAPES: &str = "\\'\"abfnrtv01234567xNuU";
+
+impl StrForm {
+    /// The form of `text`, a string literal of one token.
+    fn of(text: &str) -> Option<StrForm> {
+        let prefix_len = text.find(['\'', '"'])?;
+        let quote = text[prefix_len..].chars().next()?;
+        let body = &text[prefix_len..];
+        if body.len() >= 6 && body.starts_with(&quote.to_string().repeat(3)) {
+            return None;
+        }
+        let raw = text[..prefix_len].contains(['r', 'R']);
+        let mut unknown_escapes = false;
+        let mut chars = body[1..body.len() - 1].chars();
+        while let Some(ch) = chars.next() {
+            if ch == '\\' {
+                unknown_escapes |= chars
+                    .next()
+                    .is_some_and(|next| !KNOWN_ESCAPES.contains(next));
+            }
+        }
+        Some(StrForm {
+            prefix_len,
+            quote,
+            raw,
+            unknown_escapes: unknown_escapes && !raw,
+        })
+    }
 }
 
 impl Written {
@@ -46,28 +93,43 @@ impl Written {
         (same_value(&spelled.value, &c.value) && spelled.kind == c.kind).then_some(&*spelled.text)
     }
 
-    /// `c`, a string whose value a rewrite changed, written raw as it was (`r'\d+'`
-    /// cut to `r'\d'`, not `'\\d'`), if its new value can be: no quote of its kind, no
-    /// line break or unprintable character, no backslash at the end.
-    pub fn raw_respelling(&self, c: &ast::ExprConstant) -> Option<String> {
-        let (Constant::Str(value), None) = (&c.value, &c.kind) else {
+    /// `c`, a string whose value a rewrite changed, written in its literal's prefix
+    /// and quote when that keeps what the program's spelling shows: a raw string stays
+    /// raw (`r'\d+'` cut to `r'\d'`, not `'\\d'`) if its new value can be written
+    /// so (no quote of its kind, no line break or unprintable character, no backslash
+    /// at the end); a plain string that wrote an escape Python does not know (`"\d"`,
+    /// which Python 3.12 warns about) writes such escapes single again.
+    pub fn respelling(&self, c: &ast::ExprConstant) -> Option<String> {
+        let Constant::Str(value) = &c.value else {
             return None;
         };
         let spelled = self.entry(c)?;
-        let at = spelled.text.find(['\'', '"'])?;
-        let (prefix, q) = (&spelled.text[..at], spelled.text[at..].chars().next()?);
-        let triple = spelled.text[at..].starts_with(&q.to_string().repeat(3));
-        if !prefix.contains(['r', 'R']) || triple || !matches!(spelled.value, Constant::Str(_)) {
+        let form = spelled.form.as_ref().filter(|_| spelled.kind == c.kind)?;
+        let (prefix, q) = (&spelled.text[..form.prefix_len], form.quote);
+        if form.raw {
+            let writable = |ch: char| ch == '\\' || !needs_escape(ch, q);
+            if value.ends_with('\\') || !value.chars().all(writable) {
+                return None;
+            }
+            return Some(format!("{prefix}{q}{value}{q}"));
+        }
+        if !form.unknown_escapes {
             return None;
         }
-        let printable = |ch: char| {
-            (' '..='~').contains(&ch)
-                || (!ch.is_ascii() && !ch.is_control() && crate::parse::surrogate_of(ch).is_none())
-        };
-        if value.ends_with('\\') || value.contains(q) || !value.chars().all(printable) {
-            return None;
+        let mut out = format!("{prefix}{q}");
+        let mut chars = value.chars().peekable();
+        while let Some(ch) = chars.next() {
+            let unknown = |next: char| (' '..='~').contains(&next) && !KNOWN_ESCAPES.contains(next);
+            if ch == '\\' && chars.peek().is_some_and(|&next| unknown(next)) {
+                out.push('\\');
+            } else if needs_escape(ch, q) {
+                push_escape(&mut out, ch);
+            } else {
+                out.push(ch);
+            }
         }
-        Some(format!("{prefix}{q}{value}{q}"))
+        out.push(q);
+        Some(out)
     }
 
     /// The literal written at `c`'s range.
@@ -80,15 +142,6 @@ impl Written {
     /// ones: strings printed anew then take double quotes too.
     pub fn prefers_double(&self) -> bool {
         self.double_over_single > 0
-    }
-
-    /// How many literals it holds.
-    pub fn len(&self) -> usize {
-        self.at.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.at.is_empty()
     }
 }
 
@@ -124,6 +177,10 @@ impl VisitorMut for Collect<'_> {
                             value: c.value.clone(),
                             kind: c.kind.clone(),
                             text: text.into(),
+                            form: match c.value {
+                                Constant::Str(_) => StrForm::of(text),
+                                _ => None,
+                            },
                         },
                     );
                 }
@@ -327,6 +384,36 @@ mod tests {
             unparse_module_written(&body, &written),
             "a = r'\\d\\d'\nb = 'x\\\\'\nc = 'p\\\\n'\n"
         );
+    }
+
+    #[test]
+    fn a_plain_string_cut_keeps_its_unknown_escapes_single() {
+        let source = "a = \"(\\d+)x(\\d+)\"\nb = u'\\w\\n'\nc = '\\t'\n";
+        let mut body = parse_module(source).unwrap();
+        let written = Written::of(source, &mut body);
+        // `\d` is read as a backslash and `d`; a known escape (`\n`), a backslash
+        // before one (`\\n`), the quote and a backslash at the end are escaped.
+        value_of(&mut body, 0).value = Constant::Str("\\d\\\\n\"\\".into());
+        value_of(&mut body, 1).value = Constant::Str("\\w\t".into());
+        // A string that wrote no unknown escape is printed anew, as before.
+        value_of(&mut body, 2).value = Constant::Str("\\d".into());
+        let text = unparse_module_written(&body, &written);
+        assert_eq!(
+            text,
+            "a = \"\\d\\\\\\\\n\\\"\\\\\"\nb = u'\\w\\t'\nc = '\\\\d'\n"
+        );
+        // What is printed reads back as the values it was given.
+        let mut reparsed = parse_module(&text).unwrap();
+        assert_eq!(
+            value_of(&mut reparsed, 0).value,
+            Constant::Str("\\d\\\\n\"\\".into())
+        );
+        assert_eq!(
+            value_of(&mut reparsed, 1).value,
+            Constant::Str("\\w\t".into())
+        );
+        // Printed again, the same.
+        assert_eq!(printed(&text), text);
     }
 
     #[test]
