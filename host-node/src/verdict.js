@@ -227,7 +227,7 @@ export function notReprinted(errMsg, run, original, timeout) {
   return new AutoddError(
     'not-reproduced',
     `the original reproduces, but not as autodd prints the copy it reduces (no comments, its own layout, ` +
-      `f-strings, joined literals and literals over several lines written its own way): ${what}; ` +
+      `f-strings and joined literals written its own way): ${what}; ` +
       'a failure that depends on how the text is written (comments, line numbers, a function read by ' +
       'inspect.getsource) cannot be reduced',
     { details: "the printed copy's run:\n" + outputOf(run) },

@@ -384,6 +384,43 @@ print(kernel(3))
       assert.match(run.output, /ValueError: constant 0x1F0 does not fit in 8 bits/);
     });
   }
+
+  // A script in triple quotes, as a DSL's or a database's program often is: the result
+  // keeps the lines that fail as lines, not as one line of `\n` escapes.
+  const SQL = `import sqlite3
+
+SCHEMA = """
+CREATE TABLE shapes (name TEXT, rows INTEGER);
+CREATE TABLE sizes (rows INTEGER);
+INSERT INTO shapes VALUES ('tile', 64);
+INSERT INTO sizes VALUES (64, 32);
+"""
+
+
+def count(db):
+    return db.execute("SELECT COUNT(*) FROM shapes").fetchone()[0]
+
+
+db = sqlite3.connect(":memory:")
+db.executescript(SCHEMA)
+print(count(db))
+`;
+
+  for (const backend of BACKENDS) {
+    test(`a string over several lines keeps its lines while it is cut (${backend})`, async () => {
+      const dir = fixture({ 'schema.py': SQL });
+      const msg = 'table sizes has 1 columns but 2 values were supplied';
+      const r = await runCli(['schema.py', '--err-msg', msg, '-o', 'min.py', '--backend', backend], {
+        cwd: dir,
+      });
+      assert.equal(r.code, 0, r.stderr);
+      const result = fs.readFileSync(path.join(dir, 'min.py'), 'utf8');
+      assert.match(result, /^INSERT INTO sizes VALUES \(64, 32\);$/m, result);
+      assert.match(result, /"""/);
+      assert.doesNotMatch(result, /shapes|count/);
+      assert.match(runPython('min.py', dir).output, /sqlite3\.OperationalError: table sizes has 1 columns/);
+    });
+  }
 });
 
 describe('the runner against a fresh python3', { skip }, () => {

@@ -126,16 +126,22 @@ function clamp(n, max) {
  * calls and the import of `__freeze__`. The engine never proposes a change there;
  * the page shows these regions as frozen. (Freeze comments are already `with
  * __freeze__:` blocks once normalized.)
- * @param {string} text a normalized program: one statement per line, 4-space indents
+ * @param {string} text a normalized program: one statement per line, 4-space indents,
+ *   but for the lines of a string literal that spans lines
+ * @param {Range[]} [strings] the text's string literals, in order (the `tok-string`
+ *   ranges of `pythonTokens`): what is inside one is text, not code. Without them a
+ *   string is taken to end on its line.
  * @returns {Range[]} sorted, not overlapping
  */
-export function frozenRanges(text) {
+export function frozenRanges(text, strings = []) {
   const starts = lineStarts(text);
   const lines = text.split('\n');
+  const inside = (/** @type {number} */ offset) => stringAround(strings, offset) !== undefined;
   /** @type {Range[]} */
   const ranges = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
+    if (inside(starts[i])) continue;
     const lineEnd = starts[i] + line.length;
     // Styling starts at the statement, not at its indentation.
     const from = starts[i] + indentOf(line);
@@ -144,17 +150,39 @@ export function frozenRanges(text) {
     } else if (/^\s*with\s+__freeze__\s*:/.test(line)) {
       const indent = indentOf(line);
       let j = i + 1;
-      while (j < lines.length && (lines[j].trim() === '' || indentOf(lines[j]) > indent)) j++;
+      const inBlock = (/** @type {number} */ k) =>
+        lines[k].trim() === '' || indentOf(lines[k]) > indent || inside(starts[k]);
+      while (j < lines.length && inBlock(j)) j++;
       // Trailing blank lines are not part of the block.
-      while (j > i + 1 && lines[j - 1].trim() === '') j--;
+      while (j > i + 1 && lines[j - 1].trim() === '' && !inside(starts[j - 1])) j--;
       ranges.push({ from, to: starts[j - 1] + lines[j - 1].length });
     }
   }
   for (const m of text.matchAll(/\b__freeze__\(/g)) {
     const from = m.index ?? 0;
-    ranges.push({ from, to: closingParen(text, from + m[0].length - 1) });
+    if (inside(from)) continue;
+    ranges.push({ from, to: closingParen(text, from + m[0].length - 1, strings) });
   }
   return merge(ranges);
+}
+
+/**
+ * The string literal of `strings` (in order) that holds `offset` past its first
+ * character, if any.
+ * @param {Range[]} strings
+ * @param {number} offset
+ * @returns {Range | undefined}
+ */
+function stringAround(strings, offset) {
+  let lo = 0;
+  let hi = strings.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (strings[mid].to <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  const s = strings[lo];
+  return s && s.from < offset && offset < s.to ? s : undefined;
 }
 
 /** @param {string} line */
@@ -164,16 +192,21 @@ function indentOf(line) {
 
 /**
  * The offset just past the parenthesis that closes the one at `open`, skipping string
- * literals; the end of the line when it is unbalanced there.
+ * literals (those of `strings`, else to the end of their line); the end of the line
+ * when it is unbalanced there.
  * @param {string} text
  * @param {number} open
+ * @param {Range[]} strings
  * @returns {number}
  */
-function closingParen(text, open) {
+function closingParen(text, open, strings) {
   let depth = 0;
   for (let i = open; i < text.length; i++) {
     const c = text[i];
-    if (c === '"' || c === "'") {
+    const literal = stringAround(strings, i + 1);
+    if (literal && literal.from === i) {
+      i = literal.to - 1;
+    } else if (c === '"' || c === "'") {
       i = stringEnd(text, i);
     } else if (c === '(' || c === '[' || c === '{') {
       depth++;

@@ -151,8 +151,13 @@ export function createPlayground(engine, els) {
      */
     update(next) {
       program = next;
-      frozen = next ? frozenRanges(next.normalized) : [];
       tokens = next ? pythonTokens(next.normalized) : [];
+      frozen = next
+        ? frozenRanges(
+            next.normalized,
+            tokens.filter((t) => t.cls.split(' ').includes('tok-string')),
+          )
+        : [];
       if (next) {
         renderCode(els.normalized, next.normalized, segments(next.normalized, [], frozen), null, tokens);
       } else {

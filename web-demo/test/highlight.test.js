@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
+import { pythonTokens } from '../src/syntax.js';
+
 import {
   frozenRanges,
   lineStarts,
@@ -99,6 +101,31 @@ test('frozen block ends at the first line indented no deeper than its header', (
   const text = 'def f():\n    with __freeze__:\n        a = 1\n\n    b = 2\n';
   const frozen = frozenRanges(text).map((r) => text.slice(r.from, r.to));
   assert.deepEqual(frozen, ['with __freeze__:\n        a = 1']);
+});
+
+test('what a string that spans lines holds is text, not code, given its literals', () => {
+  const text = [
+    'with __freeze__:',
+    '    q = """',
+    'SELECT a',
+    '"""',
+    '    r = __freeze__("""x)',
+    '""")',
+    'note = """',
+    'with __freeze__:',
+    '    __freeze__(1)',
+    '"""',
+    'after = 1',
+    '',
+  ].join('\n');
+  const strings = pythonTokens(text).filter((t) => t.cls.split(' ').includes('tok-string'));
+  const frozen = frozenRanges(text, strings).map((r) => text.slice(r.from, r.to));
+  assert.deepEqual(frozen, ['with __freeze__:\n    q = """\nSELECT a\n"""\n    r = __freeze__("""x)\n""")']);
+  // Without its literals the block would end at the string's first line.
+  assert.notDeepEqual(
+    frozenRanges(text).map((r) => text.slice(r.from, r.to)),
+    frozen,
+  );
 });
 
 test(

@@ -54,11 +54,15 @@ fn freeze_first_def(source: &str) -> Option<(String, String)> {
     text.push_str(&source[start..rest_end]);
     text.push_str("# autodd: end-freeze\n");
     text.push_str(&source[rest_end..]);
-    // Inside `with __freeze__:` the statement is printed one level deeper.
-    let printed: String = unparse_module_written(std::slice::from_ref(def), &written)
-        .lines()
-        .map(|l| format!("    {l}\n"))
-        .collect();
+    // Inside `with __freeze__:` the statement is printed one level deeper (but not
+    // the lines of a string it holds that spans lines).
+    let mut block = parse_module("with __freeze__:\n    pass\n").ok()?;
+    let rustpython_ast::Stmt::With(with) = &mut block[0] else {
+        return None;
+    };
+    with.body = vec![def.clone()];
+    let printed = unparse_module_written(&block, &written);
+    let printed = printed.split_once('\n')?.1.to_owned();
     Some((text, printed))
 }
 

@@ -5,7 +5,8 @@
 //! printed text gives the same AST as parsing `P` (`ast.dump` equality, including
 //! `Constant.kind`), and printing is idempotent. It is not a formatter: comments and
 //! blank lines are gone, parentheses are the minimum a precedence table asks for,
-//! strings are printed like Python's `repr`, and every statement gets its own line.
+//! strings are printed like Python's `repr`, and every statement gets its own line
+//! (which a string kept as written, over several lines, may span).
 //!
 //! Output must also parse under CPython 3.11, whose f-strings cannot reuse the
 //! enclosing quote or contain a backslash inside a replacement field; the f-string code

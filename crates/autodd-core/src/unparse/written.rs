@@ -4,8 +4,10 @@
 //! The table maps each literal's range to its value and its text. The printer looks a
 //! constant up by its range and writes the text only if the constant still holds the
 //! value it had there: a rewrite that changed it, or moved another node to that
-//! range, gets the printer's own spelling. Only a literal that is one token on one
-//! line is kept: `'a' 'b'` may hold a comment or a line break between its parts.
+//! range, gets the printer's own spelling. Only a literal that is one token is kept:
+//! `'a' 'b'` may hold a comment or a line break between its parts. A string may span
+//! lines (`"""..."""`): what it holds between them is its value, whatever the
+//! indentation of the statement around it.
 
 use super::literal::{needs_escape, push_escape};
 use crate::hash::FastMap;
@@ -26,8 +28,7 @@ struct Spelled {
     value: Constant,
     kind: Option<String>,
     text: Box<str>,
-    /// How a string on one line between single quotes was written; `None` for
-    /// anything else.
+    /// How a string was written; `None` for anything else.
     form: Option<StrForm>,
 }
 
@@ -36,6 +37,7 @@ struct Spelled {
 struct StrForm {
     prefix_len: usize,
     quote: char,
+    triple: bool,
     raw: bool,
     /// Whether it writes a backslash before a character that starts no escape
     /// (`\d`), which Python reads as the backslash and the character.
@@ -52,12 +54,11 @@ impl StrForm {
         let prefix_len = text.find(['\'', '"'])?;
         let quote = text[prefix_len..].chars().next()?;
         let body = &text[prefix_len..];
-        if body.len() >= 6 && body.starts_with(&quote.to_string().repeat(3)) {
-            return None;
-        }
+        let triple = body.len() >= 6 && body.starts_with(&quote.to_string().repeat(3));
         let raw = text[..prefix_len].contains(['r', 'R']);
+        let q_len = if triple { 3 } else { 1 };
         let mut unknown_escapes = false;
-        let mut chars = body[1..body.len() - 1].chars();
+        let mut chars = body.get(q_len..body.len() - q_len)?.chars();
         while let Some(ch) = chars.next() {
             if ch == '\\' {
                 unknown_escapes |= chars
@@ -68,6 +69,7 @@ impl StrForm {
         Some(StrForm {
             prefix_len,
             quote,
+            triple,
             raw,
             unknown_escapes: unknown_escapes && !raw,
         })
@@ -94,41 +96,51 @@ impl Written {
     }
 
     /// `c`, a string whose value a rewrite changed, written in its literal's prefix
-    /// and quote when that keeps what the program's spelling shows: a raw string stays
-    /// raw (`r'\d+'` cut to `r'\d'`, not `'\\d'`) if its new value can be written
-    /// so (no quote of its kind, no line break or unprintable character, no backslash
-    /// at the end); a plain string that wrote an escape Python does not know (`"\d"`,
-    /// which Python 3.12 warns about) writes such escapes single again.
+    /// and quotes when that keeps what the program's spelling shows: a raw string
+    /// stays raw (`r'\d+'` cut to `r'\d'`, not `'\\d'`) if its new value can be
+    /// written so; a triple-quoted one keeps its line breaks (a docstring cut by lines
+    /// spans lines still); a plain string that wrote an escape Python does not know
+    /// (`"\d"`, which Python 3.12 warns about) writes such escapes single again.
     pub fn respelling(&self, c: &ast::ExprConstant) -> Option<String> {
         let Constant::Str(value) = &c.value else {
             return None;
         };
         let spelled = self.entry(c)?;
         let form = spelled.form.as_ref().filter(|_| spelled.kind == c.kind)?;
-        let (prefix, q) = (&spelled.text[..form.prefix_len], form.quote);
+        let prefix = &spelled.text[..form.prefix_len];
+        let q = form.quote;
+        let quotes = q.to_string().repeat(if form.triple { 3 } else { 1 });
         if form.raw {
-            let writable = |ch: char| ch == '\\' || !needs_escape(ch, q);
-            if value.ends_with('\\') || !value.chars().all(writable) {
+            // Nothing can be escaped: the value must hold no quote of its kind, no
+            // character that needs an escape (a line break only in a triple-quoted
+            // string), and no backslash at its end.
+            let writable =
+                |ch: char| ch == '\\' || (ch == '\n' && form.triple) || !needs_escape(ch, q);
+            if value.ends_with('\\') || value.contains(q) || !value.chars().all(writable) {
                 return None;
             }
-            return Some(format!("{prefix}{q}{value}{q}"));
+            return Some(format!("{prefix}{quotes}{value}{quotes}"));
         }
-        if !form.unknown_escapes {
+        if !form.unknown_escapes && !form.triple {
             return None;
         }
-        let mut out = format!("{prefix}{q}");
+        let mut out = format!("{prefix}{quotes}");
         let mut chars = value.chars().peekable();
         while let Some(ch) = chars.next() {
-            let unknown = |next: char| (' '..='~').contains(&next) && !KNOWN_ESCAPES.contains(next);
-            if ch == '\\' && chars.peek().is_some_and(|&next| unknown(next)) {
+            let next = chars.peek().copied();
+            let unknown = |n: char| (' '..='~').contains(&n) && !KNOWN_ESCAPES.contains(n);
+            if ch == '\\' && form.unknown_escapes && next.is_some_and(unknown) {
                 out.push('\\');
+            } else if form.triple && (ch == '\n' || (ch == q && next.is_some_and(|n| n != q))) {
+                // Inside triple quotes a line break or a lone quote is itself.
+                out.push(ch);
             } else if needs_escape(ch, q) {
                 push_escape(&mut out, ch);
             } else {
                 out.push(ch);
             }
         }
-        out.push(q);
+        out.push_str(&quotes);
         Some(out)
     }
 
@@ -161,6 +173,13 @@ impl VisitorMut for Collect<'_> {
                     return;
                 };
                 if one_token(text, &c.value) {
+                    // Python reads `\r\n` and a lone `\r` in a string that spans
+                    // lines as `\n`; so does the copy, in one style of line breaks.
+                    let text = if text.contains('\r') {
+                        text.replace("\r\n", "\n").replace('\r', "\n")
+                    } else {
+                        text.to_owned()
+                    };
                     match text
                         .trim_start_matches(|c: char| c.is_ascii_alphabetic())
                         .chars()
@@ -170,6 +189,10 @@ impl VisitorMut for Collect<'_> {
                         Some('\'') => self.written.double_over_single -= 1,
                         _ => {}
                     }
+                    let form = match c.value {
+                        Constant::Str(_) => StrForm::of(&text),
+                        _ => None,
+                    };
                     self.written.at.insert(
                         start,
                         Spelled {
@@ -177,10 +200,7 @@ impl VisitorMut for Collect<'_> {
                             value: c.value.clone(),
                             kind: c.kind.clone(),
                             text: text.into(),
-                            form: match c.value {
-                                Constant::Str(_) => StrForm::of(text),
-                                _ => None,
-                            },
+                            form,
                         },
                     );
                 }
@@ -206,11 +226,9 @@ fn same_value(a: &Constant, b: &Constant) -> bool {
     }
 }
 
-/// Whether `text` is a single literal token of `value`'s sort, on one line.
+/// Whether `text` is a single literal token of `value`'s sort (only a string's may
+/// span lines).
 fn one_token(text: &str, value: &Constant) -> bool {
-    if text.contains(['\n', '\r']) {
-        return false;
-    }
     match value {
         Constant::Int(_) | Constant::Float(_) | Constant::Complex { .. } => {
             !text.is_empty()
@@ -271,8 +289,8 @@ mod tests {
     }
 
     #[test]
-    fn what_is_not_one_token_on_one_line_is_printed_the_printers_way() {
-        let source = "a = ('x'  # c\n     \"y\")\nb = '''\n'''\nc = 'p' 'q'\n";
+    fn what_is_not_one_token_is_printed_the_printers_way() {
+        let source = "a = ('x'  # c\n     \"y\")\nc = 'p' 'q'\n";
         assert_eq!(
             printed(source),
             unparse_module(&parse_module(source).unwrap())
@@ -414,6 +432,40 @@ mod tests {
         );
         // Printed again, the same.
         assert_eq!(printed(&text), text);
+    }
+
+    #[test]
+    fn strings_over_several_lines_keep_their_lines() {
+        let source = "def f():\n    '''Doc.\n\n    More.\n    '''\n    return 'a\\\n b'\n";
+        assert_eq!(printed(source), source);
+        // Python reads `\r\n` in a string as `\n`: the copy writes `\n`.
+        let crlf = source.replace('\n', "\r\n");
+        assert_eq!(printed(&crlf), source);
+    }
+
+    #[test]
+    fn a_triple_quoted_string_cut_keeps_its_line_breaks() {
+        let source = "q = \"\"\"SELECT a,\n  b\n  FROM t\n\"\"\"\nr = r'''\\d\n'''\n";
+        let mut body = parse_module(source).unwrap();
+        let written = Written::of(source, &mut body);
+        // A lone quote is itself; two in a row and one at the end are escaped, as is
+        // a carriage return, which Python would read as a line break.
+        let cut = "SELECT a,\n \"b\"\"\n\r\"";
+        value_of(&mut body, 0).value = Constant::Str(cut.into());
+        // Raw: a line break is itself.
+        value_of(&mut body, 1).value = Constant::Str("\\d\n\\w\n".into());
+        let text = unparse_module_written(&body, &written);
+        assert_eq!(
+            text,
+            "q = \"\"\"SELECT a,\n \"b\\\"\"\n\\r\\\"\"\"\"\nr = r'''\\d\n\\w\n'''\n"
+        );
+        let mut reparsed = parse_module(&text).unwrap();
+        assert_eq!(value_of(&mut reparsed, 0).value, Constant::Str(cut.into()));
+        assert_eq!(printed(&text), text);
+        // A quote of its kind cannot be written raw: printed anew.
+        value_of(&mut body, 1).value = Constant::Str("'\n".into());
+        let text = unparse_module_written(&body, &written);
+        assert!(text.ends_with("r = \"'\\n\"\n"), "{text}");
     }
 
     #[test]
