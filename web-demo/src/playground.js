@@ -4,7 +4,7 @@
 
 import { createDiffView } from './diffview.js';
 import { frozenRanges, segments, siteRanges } from './highlight.js';
-import { pythonTokens } from './syntax.js';
+import { pythonTokens, stringRanges } from './syntax.js';
 import { h, renderCode } from './view.js';
 
 /**
@@ -152,12 +152,7 @@ export function createPlayground(engine, els) {
     update(next) {
       program = next;
       tokens = next ? pythonTokens(next.normalized) : [];
-      frozen = next
-        ? frozenRanges(
-            next.normalized,
-            tokens.filter((t) => t.cls.split(' ').includes('tok-string')),
-          )
-        : [];
+      frozen = next ? frozenRanges(next.normalized, stringRanges(tokens)) : [];
       if (next) {
         renderCode(els.normalized, next.normalized, segments(next.normalized, [], frozen), null, tokens);
       } else {

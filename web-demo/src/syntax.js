@@ -35,3 +35,21 @@ export function pythonTokens(text) {
   });
   return out;
 }
+
+/**
+ * The string literals among highlighted ranges: a literal's pieces (its text and the
+ * escapes in it, which carry their own class) joined into one range.
+ * @param {Token[]} tokens from `pythonTokens`
+ * @returns {{ from: number, to: number }[]} in order
+ */
+export function stringRanges(tokens) {
+  /** @type {{ from: number, to: number }[]} */
+  const out = [];
+  for (const t of tokens) {
+    if (!/\btok-string2?\b/.test(t.cls)) continue;
+    const last = out.at(-1);
+    if (last && last.to === t.from) last.to = t.to;
+    else out.push({ from: t.from, to: t.to });
+  }
+  return out;
+}

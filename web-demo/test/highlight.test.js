@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
-import { pythonTokens } from '../src/syntax.js';
+import { pythonTokens, stringRanges } from '../src/syntax.js';
 
 import {
   frozenRanges,
@@ -118,7 +118,7 @@ test('what a string that spans lines holds is text, not code, given its literals
     'after = 1',
     '',
   ].join('\n');
-  const strings = pythonTokens(text).filter((t) => t.cls.split(' ').includes('tok-string'));
+  const strings = stringRanges(pythonTokens(text));
   const frozen = frozenRanges(text, strings).map((r) => text.slice(r.from, r.to));
   assert.deepEqual(frozen, ['with __freeze__:\n    q = """\nSELECT a\n"""\n    r = __freeze__("""x)\n""")']);
   // Without its literals the block would end at the string's first line.
@@ -126,6 +126,17 @@ test('what a string that spans lines holds is text, not code, given its literals
     frozenRanges(text).map((r) => text.slice(r.from, r.to)),
     frozen,
   );
+});
+
+test('a string is one literal across its escapes', () => {
+  // The line after a backslash at the end of a line is in the string; so is a call after `\n`.
+  const text = 's = """a\\\nwith __freeze__:\n    b"""\nt = \'\\n__freeze__(1)\'\n';
+  const strings = stringRanges(pythonTokens(text));
+  assert.deepEqual(
+    strings.map((r) => text.slice(r.from, r.to)),
+    ['"""a\\\nwith __freeze__:\n    b"""', "'\\n__freeze__(1)'"],
+  );
+  assert.deepEqual(frozenRanges(text, strings), []);
 });
 
 test(

@@ -44,9 +44,9 @@ struct StrForm {
     unknown_escapes: bool,
 }
 
-/// The characters that start an escape after a backslash in a string (a line break
-/// too, which a one-line literal does not hold).
-const KNOWN_ESCAPES: &str = "\\'\"abfnrtv01234567xNuU";
+/// The characters that start an escape after a backslash in a string, the line break
+/// included (`"""\` at the end of a line joins the next; `\r\n` is read as `\n`).
+const KNOWN_ESCAPES: &str = "\\'\"abfnrtv01234567xNuU\n";
 
 impl StrForm {
     /// The form of `text`, a string literal of one token.
@@ -466,6 +466,20 @@ mod tests {
         value_of(&mut body, 1).value = Constant::Str("'\n".into());
         let text = unparse_module_written(&body, &written);
         assert!(text.ends_with("r = \"'\\n\"\n"), "{text}");
+    }
+
+    #[test]
+    fn a_line_joined_by_a_backslash_is_no_unknown_escape() {
+        // `"""\` starts the text on the next line; `\\d` is an escaped backslash. Cut,
+        // the string must not gain an escape Python does not know (`\d`).
+        let source = "u = \"\"\"\\\nUsage: grep \\\\d+ FILE\nmore\n\"\"\"\n";
+        let mut body = parse_module(source).unwrap();
+        let written = Written::of(source, &mut body);
+        value_of(&mut body, 0).value = Constant::Str("Usage: grep \\d+ FILE".into());
+        assert_eq!(
+            unparse_module_written(&body, &written),
+            "u = \"\"\"Usage: grep \\\\d+ FILE\"\"\"\n"
+        );
     }
 
     #[test]
