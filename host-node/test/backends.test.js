@@ -638,6 +638,56 @@ print("${MSG}", *reached)
   });
 });
 
+describe('runner backend, forking ahead: a candidate slow to be gone', () => {
+  const MSG = 'BOOM-53';
+  const own = ownRunner(MSG, { prefork: true, timeoutMs: 20_000 });
+
+  test('what it started in a session of its own is gone before the next candidate', async () => {
+    // A killed candidate holding a gigabyte takes tens of milliseconds to be gone (a
+    // GPU context can take longer); until then the sleeper it started in a session of
+    // its own is its child, not the zygote's. The next candidate looks for it.
+    const mark = `autodd-slow-exit-${process.pid}`;
+    const starter = `import ctypes, subprocess, sys
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "${mark}"], start_new_session=True)
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+ctypes.memset(libc.malloc(1 << 30), 1, 1 << 30)
+print("${MSG}")
+`;
+    const looker = `import os, time
+def strays():
+    found = 0
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    found += b"${mark}" in f.read()
+            except OSError:
+                pass
+    return found
+seen = 0
+for _ in range(10):
+    seen = max(seen, strays())
+    time.sleep(0.01)
+print("${MSG}", seen)
+`;
+    try {
+      for (let i = 0; i < 3; i++) {
+        const started = await own.backend.run(starter);
+        assert.equal(started.found, true, started.stderrTail);
+        const looked = await own.backend.run(looker);
+        assert.equal(looked.stdoutTail.trim(), `${MSG} 0`, looked.stderrTail);
+      }
+    } finally {
+      try {
+        execFileSync('pkill', ['-KILL', '-f', mark], { stdio: 'ignore' });
+      } catch {
+        // none left: pkill says so with exit status 1
+      }
+    }
+  });
+});
+
 for (const sandbox of [true, false]) {
   describe(`runner backend, forking ahead${sandbox ? '' : ', --no-sandbox'}: a candidate that signals the next one's process`, () => {
     const MSG = 'BOOM-51';

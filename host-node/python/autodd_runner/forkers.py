@@ -9,7 +9,16 @@ import socket
 import sys
 
 from . import sandbox
-from .sandbox import adopt_orphans, children, kill_group, kill_strays, kill_with_group, reap_all, retrying
+from .sandbox import (
+    adopt_orphans,
+    children,
+    kill_group,
+    kill_left_by,
+    kill_strays,
+    kill_with_group,
+    reap_all,
+    retrying,
+)
 from .settings import SETTINGS
 from .candidate import AHEAD_BYTES, child, compile_ahead, isolate, warm_up
 
@@ -49,7 +58,9 @@ class Forks:
         # The children that exited since, whose status nobody asked for (a status is
         # asked for before the next fork, so none is lost here), and what the last
         # candidates left running that was handed to this process (a candidate that
-        # killed the zygote): killed.
+        # killed the zygote): killed, with what the candidates killed but not yet gone
+        # started in a session of their own.
+        kill_left_by(children() - SPARED)
         kill_children(set())
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
@@ -391,8 +402,7 @@ class Spare:
         kernel adds one for any signal that kills without a core dump), no deadly
         signal taken, no exit begun, not ended (as its /proc stat, read again, shows;
         gone, it cannot be read). The zygote looks once the candidate before it and
-        what that one left are killed, when only what such a candidate still exiting
-        started in a session of its own can signal it (see docs/isolation.md)."""
+        what that one left are killed (see docs/isolation.md)."""
         try:
             os.kill(self.pid, signal.SIGCONT)
         except OSError:
@@ -435,6 +445,7 @@ def serve(sock):
     try:
         serve_requests(sock, forked)
     finally:
+        kill_left_by(forked)
         kill_children(set())
 
 
@@ -469,6 +480,10 @@ def serve_requests(sock, forked):
         forked.difference_update(reaped)
         if not message:
             return
+        # The candidates forked before are done (the worker killed each when it said
+        # so, or it ended): what one still exiting started goes now, not only once it
+        # has exited.
+        kill_left_by(forked)
         reaped.update(kill_children(forked | ({spare.pid} if spare else set())))
         forked.difference_update(reaped)
         if spare is not None and (spare.pid in reaped or not spare.untouched()):

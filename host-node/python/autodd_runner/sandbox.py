@@ -491,16 +491,29 @@ def adopt_orphans():
         pass
 
 
-def children():
-    """This process's children (Linux; none elsewhere)."""
-    me = os.getpid()
-    try:
-        with open(f"/proc/self/task/{me}/children") as f:
-            return {int(pid) for pid in f.read().split()}
-    except (OSError, ValueError):
-        pass
-    # A kernel without that file: every process's parent, from /proc/PID/stat.
+# Whether the kernel lists each thread's children in /proc (CONFIG_PROC_CHILDREN).
+CHILDREN_FILES = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def children(pid=None):
+    """The children of `pid` (this process by default), by all of its threads
+    (Linux; none elsewhere, or once `pid` has exited: its children are then someone
+    else's)."""
+    me = os.getpid() if pid is None else pid
     found = set()
+    if CHILDREN_FILES:
+        try:
+            tasks = os.listdir(f"/proc/{me}/task")
+        except OSError:
+            return found  # gone
+        for task in tasks:
+            try:
+                with open(f"/proc/{me}/task/{task}/children") as f:
+                    found.update(int(child) for child in f.read().split())
+            except (OSError, ValueError):
+                pass  # the thread is gone
+        return found
+    # A kernel without that file: every process's parent, from /proc/PID/stat.
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -545,6 +558,16 @@ def reap_all():
         if pid == 0:
             return reaped
         reaped.append(pid)
+
+
+def kill_left_by(pids):
+    """Kills, with their groups, the children of `pids`: candidates that are done and
+    killed, but not yet gone. What such a candidate started in a session of its own
+    is not in its group, and becomes this process's to kill only once the candidate
+    has exited; until then it could run beside the next candidate."""
+    for pid in pids:
+        for child in children(pid):
+            kill_with_group(child)
 
 
 def kill_strays(spared, seconds):
