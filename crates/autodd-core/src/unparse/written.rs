@@ -51,12 +51,11 @@ const KNOWN_ESCAPES: &str = "\\'\"abfnrtv01234567xNuU\n";
 impl StrForm {
     /// The form of `text`, a string literal of one token.
     fn of(text: &str) -> Option<StrForm> {
-        let prefix_len = text.find(['\'', '"'])?;
+        let (prefix_len, q_len) = one_string(text)?;
         let quote = text[prefix_len..].chars().next()?;
         let body = &text[prefix_len..];
-        let triple = body.len() >= 6 && body.starts_with(&quote.to_string().repeat(3));
+        let triple = q_len == 3;
         let raw = text[..prefix_len].contains(['r', 'R']);
-        let q_len = if triple { 3 } else { 1 };
         let mut unknown_escapes = false;
         let mut chars = body.get(q_len..body.len() - q_len)?.chars();
         while let Some(ch) = chars.next() {
@@ -236,20 +235,18 @@ fn one_token(text: &str, value: &Constant) -> bool {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '+' | '-'))
         }
-        Constant::Str(_) | Constant::Bytes(_) => one_string(text),
+        Constant::Str(_) | Constant::Bytes(_) => one_string(text).is_some(),
         _ => false,
     }
 }
 
 /// Whether `text` is one string or bytes literal: a prefix without `f` or `t`, an
-/// opening quote, and its closing quote at the very end.
-fn one_string(text: &str) -> bool {
-    let body_at = text
+/// opening quote, and its closing quote at the very end. If so, the prefix's length
+/// and the quotes' (1, or 3 for a triple-quoted literal).
+fn one_string(text: &str) -> Option<(usize, usize)> {
+    let at = text
         .find(['\'', '"'])
-        .filter(|&at| at <= 2 && text[..at].chars().all(|c| "rRbBuU".contains(c)));
-    let Some(at) = body_at else {
-        return false;
-    };
+        .filter(|&at| at <= 2 && text[..at].chars().all(|c| "rRbBuU".contains(c)))?;
     let rest = &text[at..];
     let q = &rest[..1];
     let quote = if rest.len() >= 6 && rest.starts_with(&q.repeat(3)) {
@@ -263,10 +260,10 @@ fn one_string(text: &str) -> bool {
         if c == '\\' {
             chars.next();
         } else if body[i..].starts_with(&quote) {
-            return i + quote.len() == body.len();
+            return (i + quote.len() == body.len()).then_some((at, quote.len()));
         }
     }
-    false
+    None
 }
 
 #[cfg(test)]
@@ -484,12 +481,12 @@ mod tests {
 
     #[test]
     fn one_string_finds_the_closing_quote() {
-        assert!(one_string("'a\\'b'"));
-        assert!(one_string("rb'\\''"));
-        assert!(one_string("''"));
-        assert!(one_string("''''''"));
-        assert!(!one_string("'a' 'b'"));
-        assert!(!one_string("f'a'"));
-        assert!(!one_string("'''a''' 'b'"));
+        assert!(one_string("'a\\'b'").is_some());
+        assert!(one_string("rb'\\''").is_some());
+        assert!(one_string("''").is_some());
+        assert!(one_string("''''''").is_some());
+        assert!(one_string("'a' 'b'").is_none());
+        assert!(one_string("f'a'").is_none());
+        assert!(one_string("'''a''' 'b'").is_none());
     }
 }
